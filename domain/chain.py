@@ -1,0 +1,57 @@
+"""The hash chain of a stream (CONTRACT section 5), standard library only.
+
+`canonical` is the envelope without `position`, `prev_hash` and `hash`, as UTF-8 JSON
+with keys sorted at every level, no spaces and non-ASCII unescaped. Floats are refused:
+they have no single canonical text, so no event may carry one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+GENESIS = "0" * 64
+_LEFT_OUT = frozenset({"position", "prev_hash", "hash"})
+
+
+def _no_floats(value: Any) -> None:
+    if isinstance(value, float):
+        raise ValueError("events may not carry floats (no canonical form)")
+    if isinstance(value, Mapping):
+        for item in value.values():
+            _no_floats(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _no_floats(item)
+
+
+def canonical(envelope: Mapping[str, Any]) -> bytes:
+    """The bytes that are hashed for one envelope."""
+    body = {k: v for k, v in envelope.items() if k not in _LEFT_OUT}
+    _no_floats(body)
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def link(prev_hash: str, envelope: Mapping[str, Any]) -> str:
+    """hash = hex(sha256(bytes.fromhex(prev_hash) + canonical))."""
+    return hashlib.sha256(bytes.fromhex(prev_hash) + canonical(envelope)).hexdigest()
+
+
+def first_break(envelopes: Iterable[Mapping[str, Any]]) -> str | None:
+    """None if the chain of one stream's envelopes (in version order) holds, else why not."""
+    prev = GENESIS
+    expected_version = 1
+    for env in envelopes:
+        version = env.get("version")
+        if version != expected_version:
+            return f"version {version} where {expected_version} was expected"
+        if env.get("prev_hash") != prev:
+            return f"version {version}: prev_hash does not match the previous hash"
+        if link(prev, env) != env.get("hash"):
+            return f"version {version}: hash does not match its content"
+        prev = str(env["hash"])
+        expected_version += 1
+    return None

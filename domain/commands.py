@@ -1,0 +1,165 @@
+"""Every command a client can send, as frozen, tagged msgspec Structs (imperative names).
+
+Decoding is strict (unknown fields are refused) and bounded by `Meta` constraints, so a
+malformed request becomes a 4xx before the domain sees it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
+
+Name = Annotated[str, Meta(min_length=1, max_length=80)]
+Id = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
+Text = Annotated[str, Meta(max_length=2000)]
+Delta = Annotated[int, Meta(ge=-1_000_000, le=1_000_000)]
+Face = Annotated[int, Meta(ge=1, le=1_000_000)]
+Faces = Annotated[list[Face], Meta(max_length=100)]
+Options = Annotated[dict[str, Any], Meta(max_length=32)]
+
+
+class Command(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
+    """Base of every command."""
+
+
+class AddCombatant(Command, tag="add_combatant", frozen=True, kw_only=True):
+    """Add a combatant with a sheet the rule system validates."""
+
+    name: Name
+    side: Name
+    sheet: Annotated[dict[str, Any], Meta(max_length=64)] = {}
+    controller: Name | None = None
+    preset: Name | None = None
+
+
+class RemoveCombatant(Command, tag="remove_combatant", frozen=True, kw_only=True):
+    """Take a combatant out of the encounter (GM)."""
+
+    combatant: Id
+    reason: Text = ""
+
+
+class RollInitiative(Command, tag="roll_initiative", frozen=True, kw_only=True):
+    """Roll (or compare) initiative for every combatant (GM)."""
+
+    dice: Faces | None = None
+
+
+class StartCombat(Command, tag="start_combat", frozen=True, kw_only=True):
+    """Start round 1 in initiative order (GM)."""
+
+
+class Act(Command, tag="act", frozen=True, kw_only=True):
+    """Declare an action for `actor`; the rule system resolves it."""
+
+    actor: Id
+    action: Id
+    target: Id | None = None
+    targets: Annotated[list[Id], Meta(max_length=16)] = []
+    rank: Annotated[str, Meta(max_length=8)] | None = None
+    options: Options = {}
+    dice: Faces | None = None
+
+
+class React(Command, tag="react", frozen=True, kw_only=True):
+    """Answer the pending attack aimed at `actor` (`none` takes it undefended)."""
+
+    actor: Id
+    reaction: Id
+    options: Options = {}
+    dice: Faces | None = None
+
+
+class EndTurn(Command, tag="end_turn", frozen=True, kw_only=True):
+    """End `actor`'s turn (or phase)."""
+
+    actor: Id
+
+
+class Adjust(Command, tag="adjust", frozen=True, kw_only=True):
+    """Change a resource by hand (GM), with a reason for the log."""
+
+    combatant: Id
+    resource: Id
+    delta: Delta
+    reason: Text
+
+
+class Roll(Command, tag="roll", frozen=True, kw_only=True):
+    """A free roll such as `2d6+3`; `hidden` rolls are the GM's alone."""
+
+    expr: Annotated[str, Meta(min_length=1, max_length=40)]
+    purpose: Text = ""
+    hidden: bool = False
+    dice: Faces | None = None
+
+
+class Undo(Command, tag="undo", frozen=True, kw_only=True):
+    """Revert the last step (or back to `to_version`) with compensating events (GM)."""
+
+    reason: Text
+    to_version: Annotated[int, Meta(ge=0)] | None = None
+
+
+class AddEntropy(Command, tag="add_entropy", frozen=True, kw_only=True):
+    """Mix a value into the dice before the first roll."""
+
+    value: Annotated[str, Meta(min_length=1, max_length=256)]
+
+
+class Dispute(Command, tag="dispute", frozen=True, kw_only=True):
+    """Flag roll `roll` (its seq) for the table's attention."""
+
+    roll: Annotated[int, Meta(ge=1)]
+    reason: Text
+
+
+class Close(Command, tag="close", frozen=True, kw_only=True):
+    """Close the encounter and reveal the dice seeds (GM)."""
+
+    reason: Text = ""
+
+
+AnyCommand = (
+    AddCombatant
+    | RemoveCombatant
+    | RollInitiative
+    | StartCombat
+    | Act
+    | React
+    | EndTurn
+    | Adjust
+    | Roll
+    | Undo
+    | AddEntropy
+    | Dispute
+    | Close
+)
+
+COMMANDS: tuple[type[Command], ...] = (
+    AddCombatant,
+    RemoveCombatant,
+    RollInitiative,
+    StartCombat,
+    Act,
+    React,
+    EndTurn,
+    Adjust,
+    Roll,
+    Undo,
+    AddEntropy,
+    Dispute,
+    Close,
+)
+
+command_decoder = msgspec.json.Decoder(AnyCommand)
+
+
+def decode_command(raw: bytes) -> Command:
+    """Strictly decode one command; raises msgspec.ValidationError / DecodeError."""
+    result: Command = command_decoder.decode(raw)
+    return result

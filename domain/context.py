@@ -1,0 +1,189 @@
+"""The decision context a rule system works through.
+
+`Ctx` holds a private clone of the state. Every event a decision emits is folded into
+that clone at once, so a rule reads the consequences of what it already decided (budget
+spent, HP lost) before deciding the next thing. Dice come only through `roll`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from domain import events as ev
+from domain.errors import Invalid, NotFound, Refused
+from domain.evolve import evolve
+from domain.state import Combatant, EncounterState, Game, Principal
+
+
+class Drawn(Protocol):
+    """What a roller gives back (see domain.dice.Drawn)."""
+
+    @property
+    def faces(self) -> list[int]: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def seed_id(self) -> str | None: ...
+    @property
+    def roll(self) -> int | None: ...
+    @property
+    def client_seed(self) -> str: ...
+
+
+class Dice(Protocol):
+    """The injected roller: server seeds, fixed test faces, or a GM's physical dice."""
+
+    def roll(self, sizes: Sequence[int], *, hidden: bool = False) -> Drawn: ...
+
+
+Judge = Callable[[list[int]], ev.Check | None]
+
+
+class Ctx:
+    """One decision in progress: the working state, the dice and the events so far."""
+
+    def __init__(self, state: EncounterState, dice: Dice, who: Principal, rules: Any) -> None:
+        self.state = state.clone()
+        self.dice = dice
+        self.who = who
+        self.rules = rules
+        self.events: list[ev.Event] = []
+
+    # --- reading -----------------------------------------------------------------------
+    @property
+    def game(self) -> Game:
+        return self.state.game
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.state.ledger.settings
+
+    def setting(self, key: str) -> Any:
+        if key in self.state.ledger.settings:
+            return self.state.ledger.settings[key]
+        return self.rules.settings[key].default
+
+    def combatant(self, combatant_id: str | None) -> Combatant:
+        if combatant_id is None:
+            raise Invalid("a combatant is required")
+        found = self.state.game.combatants.get(combatant_id)
+        if found is None:
+            raise NotFound(f"no combatant {combatant_id!r} in this encounter")
+        return found
+
+    # --- writing -----------------------------------------------------------------------
+    def emit(self, event: ev.Event) -> None:
+        self.events.append(event)
+        evolve(self.state, event)
+
+    def roll(
+        self,
+        sizes: Sequence[int],
+        *,
+        expr: str,
+        purpose: str,
+        actor: str | None,
+        modifier: int = 0,
+        hidden: bool = False,
+        judge: Judge | None = None,
+    ) -> ev.DieRolled:
+        """Draw dice, judge them, and record the roll as a `die_rolled` event."""
+        try:
+            drawn = self.dice.roll(list(sizes), hidden=hidden)
+        except ValueError as e:  # DiceError: a manual face out of range, too few dice
+            raise Invalid(str(e)) from e
+        faces = list(drawn.faces)
+        event = ev.DieRolled(
+            seq=self.state.ledger.rolls + 1,
+            roll=drawn.roll,
+            seed_id=drawn.seed_id,
+            client_seed=drawn.client_seed,
+            source=drawn.source,
+            expr=expr,
+            sizes=list(sizes),
+            faces=faces,
+            total=sum(faces) + modifier,
+            purpose=purpose,
+            actor=actor,
+            hidden=hidden,
+            check=judge(faces) if judge else None,
+        )
+        self.emit(event)
+        return event
+
+    def change(
+        self,
+        combatant_id: str,
+        resource: str,
+        delta: int,
+        reason: str,
+        rule: str | None = None,
+        *,
+        by_gm: bool = False,
+        floor: int = 0,
+    ) -> int:
+        """Move a resource, clamped to [floor, maximum]; returns the change applied."""
+        who = self.combatant(combatant_id)
+        if resource not in who.resources:
+            raise Invalid(f"{who.name} has no resource {resource!r}")
+        old = who.resources[resource]
+        value = max(floor, old + delta)
+        top = who.maxima.get(resource)
+        if top is not None and delta > 0:
+            value = min(value, max(top, old))
+        if value != old or by_gm:
+            self.emit(
+                ev.ResourceChanged(
+                    combatant_id=combatant_id,
+                    resource=resource,
+                    delta=value - old,
+                    value=value,
+                    reason=reason,
+                    rule=rule,
+                    by_gm=by_gm,
+                )
+            )
+        return value - old
+
+    def use(
+        self, combatant_id: str, key: str, scope: str, limit: int, rule: str | None, what: str
+    ) -> None:
+        """Spend one use of a limited ability, or refuse with `limit_reached`."""
+        if self.state.game.uses(combatant_id, key) >= limit:
+            name = self.combatant(combatant_id).name
+            raise Refused(
+                "limit_reached", f"{name} has already used {what} ({limit} per {scope})", rule
+            )
+        self.emit(ev.LimitUsed(combatant_id=combatant_id, key=key, scope=scope, rule=rule))
+
+    def status(self, combatant_id: str, key: str, value: Any, rule: str | None = None) -> None:
+        self.emit(ev.StatusSet(combatant_id=combatant_id, key=key, value=value, rule=rule))
+
+    def await_reaction(
+        self,
+        attacker: str,
+        target: str,
+        action: str,
+        *,
+        rank: str | None = None,
+        damage: int = 0,
+        options: Sequence[str] = (),
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        self.emit(
+            ev.ReactionAwaited(
+                pending_id=self.state.game.next_pending,
+                attacker=attacker,
+                target=target,
+                action=action,
+                rank=rank,
+                damage=damage,
+                options=list(options),
+                detail=detail or {},
+            )
+        )
+
+    def defeat(self, combatant_id: str, reason: str, rule: str | None = None) -> None:
+        if self.combatant(combatant_id).out is None:
+            self.emit(ev.CombatantDefeated(combatant_id=combatant_id, reason=reason, rule=rule))

@@ -1,0 +1,343 @@
+"""The encounter decider: lifecycle, turn order, pending reactions, limits, undo, close.
+
+decide(state, command, dice, who) -> events. What all rule systems share lives here; what
+differs (sheets, initiative, turn structure, resolution) is asked of the rule system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from domain import commands as cmd
+from domain import dice as dicelib
+from domain import events as ev
+from domain.context import Ctx, Dice
+from domain.errors import Forbidden, Invalid, NotFound, Refused
+from domain.evolve import evolve, replay
+from domain.rules import REGISTRY
+from domain.rules.base import RuleSystem
+from domain.state import GM, EncounterState, Principal
+
+__all__ = ["check_settings", "decide", "evolve", "open_encounter", "replay", "rules_of"]
+
+
+def rules_of(state: EncounterState) -> RuleSystem:
+    return REGISTRY[state.ledger.ruleset]
+
+
+def check_settings(rules: RuleSystem, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Every setting known, of the default's type, and among the choices if there are any."""
+    out: dict[str, Any] = {}
+    for key, value in settings.items():
+        spec = rules.settings.get(key)
+        if spec is None:
+            raise Invalid(f"unknown setting {key!r} for {rules.id}")
+        if type(value) is not type(spec.default):
+            raise Invalid(f"setting {key!r} takes a {type(spec.default).__name__}", spec.rule)
+        if spec.choices and value not in spec.choices:
+            raise Invalid(f"setting {key!r} must be one of {list(spec.choices)}", spec.rule)
+        out[key] = value
+    return out
+
+
+def open_encounter(
+    encounter_id: str,
+    ruleset: str,
+    name: str,
+    settings: Mapping[str, Any],
+    commitments: Mapping[str, tuple[str, bool]],
+    campaign: str | None = None,
+) -> list[ev.Event]:
+    """The first events of a stream: the opening and the dice commitments."""
+    rules = REGISTRY.get(ruleset)
+    if rules is None:
+        raise Invalid(f"unknown rule system {ruleset!r}; known: {sorted(REGISTRY)}")
+    opened: list[ev.Event] = [
+        ev.EncounterOpened(
+            encounter_id=encounter_id,
+            ruleset=ruleset,
+            name=name,
+            settings=check_settings(rules, settings),
+            campaign=campaign,
+            rules_version=rules.version,
+        )
+    ]
+    for seed_id, (commitment, hidden) in commitments.items():
+        opened.append(ev.SeedCommitted(seed_id=seed_id, commitment=commitment, hidden=hidden))
+    return opened
+
+
+# --- guards ---------------------------------------------------------------------------
+
+
+def _gm_only(who: Principal, what: str) -> None:
+    if who.role != "gm":
+        raise Forbidden(f"only the GM may {what}")
+
+
+def _controls(ctx: Ctx, actor: str) -> None:
+    ctx.combatant(actor)
+    if not ctx.who.controls(actor):
+        raise Forbidden(f"{ctx.who.role} does not control {actor}")
+
+
+def _in_fight(ctx: Ctx, actor: str) -> None:
+    who = ctx.combatant(actor)
+    if who.out is not None:
+        raise Refused("rule_violation", f"{who.name} is out of the fight ({who.out})")
+
+
+def _no_pending(ctx: Ctx) -> None:
+    if ctx.game.pending:
+        p = ctx.game.pending[0]
+        target = ctx.combatant(p.target).name
+        raise Refused("reaction_pending", f"{target} must first answer the pending attack")
+
+
+# --- turn advance ---------------------------------------------------------------------
+
+
+def next_turn(ctx: Ctx) -> None:
+    """Hand the turn to whoever the rule system says is next, opening a round if needed."""
+    nxt = ctx.rules.advance(ctx.game)
+    if nxt is None:
+        return
+    new_round, actor, phase = nxt
+    if new_round:
+        ctx.emit(ev.RoundStarted(round=ctx.game.round + 1))
+        ctx.rules.start_round(ctx)
+        again = ctx.rules.advance(ctx.game) if ctx.game.actor is None else None
+        if again is not None and not again[0]:
+            actor, phase = again[1], again[2]
+    ctx.emit(ev.TurnStarted(actor=actor, phase=phase))
+
+
+def end_turn(ctx: Ctx, actor: str) -> None:
+    ctx.emit(ev.TurnEnded(actor=actor))
+    next_turn(ctx)
+
+
+# --- handlers -------------------------------------------------------------------------
+
+
+def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
+    _gm_only(ctx.who, "add combatants")
+    sheet: Mapping[str, Any] = c.sheet
+    if c.preset is not None:
+        preset = ctx.rules.presets.get(c.preset)
+        if preset is None:
+            raise Invalid(f"unknown preset {c.preset!r}; known: {sorted(ctx.rules.presets)}")
+        sheet = {**preset, **c.sheet}
+    valid = ctx.rules.validate_sheet(sheet, ctx.settings)
+    ctx.emit(
+        ev.CombatantAdded(
+            combatant_id=f"c{ctx.game.added + 1}",
+            name=c.name,
+            side=c.side,
+            sheet=valid.sheet,
+            resources=valid.resources,
+            maxima=valid.maxima,
+            controller=c.controller,
+            gm_only=list(valid.gm_only),
+        )
+    )
+
+
+def _remove(ctx: Ctx, c: cmd.RemoveCombatant) -> None:
+    _gm_only(ctx.who, "remove combatants")
+    ctx.combatant(c.combatant)
+    was_turn = ctx.game.actor == c.combatant
+    ctx.emit(ev.CombatantRemoved(combatant_id=c.combatant, reason=c.reason))
+    if was_turn:
+        next_turn(ctx)
+
+
+def _initiative(ctx: Ctx, c: cmd.RollInitiative) -> None:
+    _gm_only(ctx.who, "roll initiative")
+    if ctx.game.started:
+        raise Refused("rule_violation", "initiative is set before combat starts")
+    active = ctx.game.active()
+    if not active:
+        raise Refused("rule_violation", "add combatants before rolling initiative")
+    scores = ctx.rules.initiative(ctx, active)
+    ctx.emit(ev.InitiativeSet(order=ctx.rules.order(ctx.game, scores), scores=scores))
+
+
+def _start(ctx: Ctx, c: cmd.StartCombat) -> None:
+    _gm_only(ctx.who, "start combat")
+    if ctx.game.started:
+        raise Refused("rule_violation", "combat has already started")
+    if len(ctx.game.active()) < 2:
+        raise Refused("rule_violation", "a fight needs at least two combatants")
+    if not ctx.game.order or set(ctx.game.order) != set(ctx.game.active()):
+        _initiative(ctx, cmd.RollInitiative())
+    ctx.emit(ev.CombatStarted(order=list(ctx.game.order)))
+    next_turn(ctx)
+
+
+def _act(ctx: Ctx, c: cmd.Act) -> None:
+    _controls(ctx, c.actor)
+    _in_fight(ctx, c.actor)
+    spec = ctx.rules.actions.get(c.action)
+    if spec is None:
+        raise Invalid(f"unknown action {c.action!r}; known: {sorted(ctx.rules.actions)}")
+    for target in [c.target, *c.targets]:
+        if target is not None:
+            ctx.combatant(target)
+    if spec.needs_target and c.target is None and not c.targets:
+        raise Invalid(f"{c.action} needs a target")
+    if not spec.free:
+        if not ctx.game.started:
+            raise Refused("not_your_turn", "combat has not started")
+        if ctx.game.actor != c.actor:
+            raise Refused("not_your_turn", f"it is not {ctx.combatant(c.actor).name}'s turn")
+        _no_pending(ctx)
+    ctx.emit(
+        ev.ActionDeclared(
+            actor=c.actor,
+            action=c.action,
+            target=c.target,
+            targets=list(c.targets),
+            rank=c.rank,
+            options=dict(c.options),
+        )
+    )
+    ctx.rules.act(ctx, c)
+
+
+def _react(ctx: Ctx, c: cmd.React) -> None:
+    _controls(ctx, c.actor)
+    pending = next((p for p in ctx.game.pending if p.target == c.actor), None)
+    if pending is None:
+        name = ctx.combatant(c.actor).name
+        raise Refused("no_pending_reaction", f"no attack is waiting for {name}'s answer")
+    if c.reaction != "none" and c.reaction not in ctx.rules.reactions:
+        raise Invalid(f"unknown reaction {c.reaction!r}; known: {sorted(ctx.rules.reactions)}")
+    if c.reaction != "none":
+        _in_fight(ctx, c.actor)
+    ctx.emit(
+        ev.ReactionDeclared(
+            pending_id=pending.id,
+            actor=c.actor,
+            reaction=c.reaction,
+            options=dict(c.options),
+            by_gm=ctx.who.role == "gm",
+        )
+    )
+    ctx.rules.react(ctx, c, pending)
+
+
+def _end_turn(ctx: Ctx, c: cmd.EndTurn) -> None:
+    _controls(ctx, c.actor)
+    if ctx.game.actor != c.actor:
+        raise Refused("not_your_turn", f"it is not {ctx.combatant(c.actor).name}'s turn")
+    _no_pending(ctx)
+    end_turn(ctx, c.actor)
+
+
+def _adjust(ctx: Ctx, c: cmd.Adjust) -> None:
+    _gm_only(ctx.who, "adjust resources")
+    ctx.change(c.combatant, c.resource, c.delta, c.reason, by_gm=True)
+
+
+def _free_roll(ctx: Ctx, c: cmd.Roll) -> None:
+    if c.hidden:
+        _gm_only(ctx.who, "roll hidden dice")
+    try:
+        expr = dicelib.parse(c.expr)
+    except ValueError as e:
+        raise Invalid(str(e)) from e
+    ctx.roll(
+        expr.sizes,
+        expr=c.expr,
+        purpose=c.purpose or "free roll",
+        actor=ctx.who.name,
+        modifier=expr.modifier,
+        hidden=c.hidden,
+    )
+
+
+def _undo(ctx: Ctx, c: cmd.Undo) -> None:
+    _gm_only(ctx.who, "undo")
+    led = ctx.state.ledger
+    if c.to_version is not None:
+        target = c.to_version
+        if target >= led.version:
+            raise Invalid(f"to_version must be below the current version {led.version}")
+    else:
+        if not led.steps:
+            raise Refused("rule_violation", "there is nothing to undo")
+        target = led.steps[-1] - 1
+    ctx.emit(ev.Undone(to_version=target, from_version=target + 1, reason=c.reason))
+
+
+def _entropy(ctx: Ctx, c: cmd.AddEntropy) -> None:
+    if ctx.state.ledger.rolls:
+        raise Refused("rule_violation", "entropy can only be added before the first roll")
+    ctx.emit(ev.EntropyAdded(by=ctx.who.name or ctx.who.role, value=c.value))
+
+
+def _dispute(ctx: Ctx, c: cmd.Dispute) -> None:
+    led = ctx.state.ledger
+    if not 1 <= c.roll <= led.rolls or (c.roll in led.hidden_rolls and ctx.who.role != "gm"):
+        raise NotFound(f"no roll {c.roll} in this encounter")
+    ctx.emit(ev.RollDisputed(seq=c.roll, by=ctx.who.name or ctx.who.role, reason=c.reason))
+
+
+def _close(ctx: Ctx, c: cmd.Close) -> None:
+    _gm_only(ctx.who, "close the encounter")
+    ctx.emit(ev.EncounterClosed(reason=c.reason))
+    reveal = getattr(ctx.dice, "reveal", None)
+    for seed_id in ctx.state.ledger.commitments:
+        seed = reveal(seed_id) if reveal is not None else None
+        if seed is not None:
+            ctx.emit(ev.SeedRevealed(seed_id=seed_id, seed=seed.hex()))
+
+
+Handler = Callable[[Ctx, Any], None]
+HANDLERS: dict[type[cmd.Command], Handler] = {
+    cmd.AddCombatant: _add,
+    cmd.RemoveCombatant: _remove,
+    cmd.RollInitiative: _initiative,
+    cmd.StartCombat: _start,
+    cmd.Act: _act,
+    cmd.React: _react,
+    cmd.EndTurn: _end_turn,
+    cmd.Adjust: _adjust,
+    cmd.Roll: _free_roll,
+    cmd.Undo: _undo,
+    cmd.AddEntropy: _entropy,
+    cmd.Dispute: _dispute,
+    cmd.Close: _close,
+}
+
+
+def decide(
+    state: EncounterState, command: cmd.Command, dice: Dice, who: Principal = GM
+) -> list[ev.Event]:
+    """The events a command produces, or a Refused exception. Never mutates `state`."""
+    if not state.ledger.encounter_id:
+        raise NotFound("no such encounter")
+    if who.role == "spectator":
+        raise Forbidden("spectators only watch")
+    if state.ledger.closed and not isinstance(command, cmd.Dispute):
+        raise Refused("closed", "the encounter is closed")
+    manual = getattr(command, "dice", None)
+    if manual is not None:
+        _gm_only(who, "enter physical dice")
+        dice = dicelib.ManualRoller(manual)
+    ctx = Ctx(state, dice, who, rules_of(state))
+    HANDLERS[type(command)](ctx, command)
+    settle = getattr(ctx.rules, "settle", None)
+    if settle is not None:
+        settle(ctx)
+    actor = ctx.game.actor
+    current = ctx.game.combatants.get(actor) if actor is not None else None
+    if current is not None and current.out is not None and not ctx.game.pending:
+        end_turn(ctx, current.id)
+    if manual is not None:
+        left = len(dice.remaining) if isinstance(dice, dicelib.ManualRoller) else 0
+        if left:
+            raise Invalid(f"{left} of the dice entered were not used")
+    return ctx.events

@@ -1,0 +1,352 @@
+"""Every event of an encounter stream, as frozen, tagged msgspec Structs.
+
+Rules for evolving stored events (they are facts: never rewritten):
+1. A tag never changes meaning. A new meaning gets a new tag.
+2. A new field always has a default, so old events still decode.
+3. A field is never renamed or retyped in place; a real change adds an upcaster in
+   `domain/codec.py` that turns the old shape into the new one at decode time.
+4. No floats: the hash chain needs one canonical text per value.
+Rule systems use these shared events; their own numbers ride in `detail` dicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every event: frozen, keyword-only, tagged by `type`."""
+
+
+class Modifier(msgspec.Struct, frozen=True, kw_only=True):
+    """One term added to a threshold, with where it came from and the rule that says so."""
+
+    source: str
+    rule: str | None = None
+    delta: int
+
+
+class Check(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """How a roll was judged: stat, base threshold, modifiers, final threshold, outcome."""
+
+    stat: str
+    base: int
+    modifiers: list[Modifier] = []
+    threshold: int
+    outcome: str  # success | failure | critical_success | critical_failure
+    margin: int | None = None
+    rule: str | None = None
+    under: bool = True  # roll-under (d100 <= T); False for roll-high checks
+
+
+# --- lifecycle -------------------------------------------------------------------------
+
+
+class EncounterOpened(Event, tag="encounter_opened", frozen=True, kw_only=True):
+    """A GM opened an encounter under a rule system with its settings."""
+
+    encounter_id: str
+    ruleset: str
+    name: str
+    settings: dict[str, Any] = {}
+    campaign: str | None = None
+    rules_version: str = "1"
+
+
+class SeedCommitted(Event, tag="seed_committed", frozen=True, kw_only=True):
+    """The server drew a secret seed and published only its SHA-256."""
+
+    seed_id: str
+    commitment: str
+    hidden: bool = False
+
+
+class EntropyAdded(Event, tag="entropy_added", frozen=True, kw_only=True):
+    """A participant mixed a value into the client seed before the first roll."""
+
+    by: str
+    value: str
+
+
+class SeedRevealed(Event, tag="seed_revealed", frozen=True, kw_only=True):
+    """The secret seed, published at close so anyone can recompute the rolls."""
+
+    seed_id: str
+    seed: str
+
+
+class EncounterClosed(Event, tag="encounter_closed", frozen=True, kw_only=True):
+    """The encounter ended; nothing but disputes may follow."""
+
+    reason: str = ""
+
+
+# --- combatants -----------------------------------------------------------------------
+
+
+class CombatantAdded(Event, tag="combatant_added", frozen=True, kw_only=True):
+    """A combatant joined, with a validated sheet and its starting resources."""
+
+    combatant_id: str
+    name: str
+    side: str
+    sheet: dict[str, Any]
+    resources: dict[str, int]
+    maxima: dict[str, int] = {}
+    controller: str | None = None
+    gm_only: list[str] = []  # resource names hidden from players and spectators
+
+
+class CombatantRemoved(Event, tag="combatant_removed", frozen=True, kw_only=True):
+    """A combatant left the encounter (by the GM)."""
+
+    combatant_id: str
+    reason: str = ""
+
+
+class CombatantDefeated(Event, tag="combatant_defeated", frozen=True, kw_only=True):
+    """A combatant is out of the fight: dead, out of mana, fled..."""
+
+    combatant_id: str
+    reason: str
+    rule: str | None = None
+
+
+class ResourceChanged(Event, tag="resource_changed", frozen=True, kw_only=True):
+    """A resource moved by `delta` to `value` (already clamped to its floor)."""
+
+    combatant_id: str
+    resource: str
+    delta: int
+    value: int
+    reason: str
+    rule: str | None = None
+    by_gm: bool = False
+
+
+class StatusSet(Event, tag="status_set", frozen=True, kw_only=True):
+    """A rule system's per-combatant status (carry-overs, activations, engagement)."""
+
+    combatant_id: str
+    key: str
+    value: Any = None
+    rule: str | None = None
+
+
+class LimitUsed(Event, tag="limit_used", frozen=True, kw_only=True):
+    """One use of a limited ability: per turn, round, session (RP) or campaign (War)."""
+
+    combatant_id: str
+    key: str
+    scope: str  # turn | round | session | campaign
+    rule: str | None = None
+
+
+# --- dice -----------------------------------------------------------------------------
+
+
+class DieRolled(Event, tag="die_rolled", frozen=True, kw_only=True):
+    """Dice were rolled (or entered by the GM); faces are stored, never re-rolled."""
+
+    seq: int  # per-encounter ordinal of rolls: the `n` of /rolls/{n} and disputes
+    roll: int | None  # roll number on its seed; None for manual dice
+    seed_id: str | None
+    client_seed: str = ""
+    source: str  # server | manual
+    expr: str
+    sizes: list[int]
+    faces: list[int]
+    total: int
+    purpose: str
+    actor: str | None = None
+    hidden: bool = False
+    check: Check | None = None
+
+
+class RollDisputed(Event, tag="roll_disputed", frozen=True, kw_only=True):
+    """Someone flagged a roll for the table's attention; the roll itself is unchanged."""
+
+    seq: int
+    by: str
+    reason: str
+
+
+# --- turn order -----------------------------------------------------------------------
+
+
+class InitiativeSet(Event, tag="initiative_set", frozen=True, kw_only=True):
+    """The acting order, highest first, with each combatant's score."""
+
+    order: list[str]
+    scores: dict[str, int]
+
+
+class CombatStarted(Event, tag="combat_started", frozen=True, kw_only=True):
+    """Combat began in initiative order."""
+
+    order: list[str]
+
+
+class RoundStarted(Event, tag="round_started", frozen=True, kw_only=True):
+    """A new round (NA Round, RK Tour, TC round) began."""
+
+    round: int
+
+
+class TurnStarted(Event, tag="turn_started", frozen=True, kw_only=True):
+    """It is `actor`'s turn (in `phase`, where the rule system has phases)."""
+
+    actor: str
+    phase: str = ""
+
+
+class TurnEnded(Event, tag="turn_ended", frozen=True, kw_only=True):
+    """`actor`'s turn ended."""
+
+    actor: str
+
+
+# --- actions --------------------------------------------------------------------------
+
+
+class ActionDeclared(Event, tag="action_declared", frozen=True, kw_only=True):
+    """An actor declared an action (the dice and results follow)."""
+
+    actor: str
+    action: str
+    target: str | None = None
+    targets: list[str] = []
+    rank: str | None = None
+    options: dict[str, Any] = {}
+
+
+class ActionResolved(Event, tag="action_resolved", frozen=True, kw_only=True):
+    """What an action did, in the rule system's words and numbers."""
+
+    actor: str
+    action: str
+    outcome: str
+    summary: str
+    detail: dict[str, Any] = {}
+
+
+class ReactionAwaited(Event, tag="reaction_awaited", frozen=True, kw_only=True):
+    """An attack waits for its target's answer (or the GM's "no defense")."""
+
+    pending_id: int
+    attacker: str
+    target: str
+    action: str
+    rank: str | None = None
+    damage: int = 0
+    options: list[str] = []
+    detail: dict[str, Any] = {}
+
+
+class ReactionDeclared(Event, tag="reaction_declared", frozen=True, kw_only=True):
+    """The target answered a pending attack (or the GM chose no defense)."""
+
+    pending_id: int
+    actor: str
+    reaction: str
+    options: dict[str, Any] = {}
+    by_gm: bool = False
+
+
+class ReactionResolved(Event, tag="reaction_resolved", frozen=True, kw_only=True):
+    """The pending attack is settled: how much got through and why."""
+
+    pending_id: int
+    actor: str
+    reaction: str
+    outcome: str
+    damage_taken: int
+    summary: str
+    detail: dict[str, Any] = {}
+
+
+class Undone(Event, tag="undone", frozen=True, kw_only=True):
+    """The GM reverted the game to how it stood after `to_version`; dice stay spent."""
+
+    to_version: int
+    from_version: int
+    reason: str
+
+
+CORE_EVENTS: tuple[type[Event], ...] = (
+    EncounterOpened,
+    SeedCommitted,
+    EntropyAdded,
+    SeedRevealed,
+    EncounterClosed,
+    CombatantAdded,
+    CombatantRemoved,
+    CombatantDefeated,
+    ResourceChanged,
+    StatusSet,
+    LimitUsed,
+    DieRolled,
+    RollDisputed,
+    InitiativeSet,
+    CombatStarted,
+    RoundStarted,
+    TurnStarted,
+    TurnEnded,
+    ActionDeclared,
+    ActionResolved,
+    ReactionAwaited,
+    ReactionDeclared,
+    ReactionResolved,
+    Undone,
+)
+
+AnyEvent = (
+    EncounterOpened
+    | SeedCommitted
+    | EntropyAdded
+    | SeedRevealed
+    | EncounterClosed
+    | CombatantAdded
+    | CombatantRemoved
+    | CombatantDefeated
+    | ResourceChanged
+    | StatusSet
+    | LimitUsed
+    | DieRolled
+    | RollDisputed
+    | InitiativeSet
+    | CombatStarted
+    | RoundStarted
+    | TurnStarted
+    | TurnEnded
+    | ActionDeclared
+    | ActionResolved
+    | ReactionAwaited
+    | ReactionDeclared
+    | ReactionResolved
+    | Undone
+)
+
+_decoder = msgspec.json.Decoder(AnyEvent)
+_converter_type = AnyEvent
+
+
+def event_from(type_: str, data: dict[str, Any]) -> Event:
+    """Decode a stored (type, data) pair into its event."""
+    result: Event = msgspec.convert({**data, "type": type_}, _converter_type)
+    return result
+
+
+def event_data(event: Event) -> tuple[str, dict[str, Any]]:
+    """The (type, data) pair stored for an event."""
+    raw: dict[str, Any] = msgspec.to_builtins(event)
+    type_ = raw.pop("type")
+    return str(type_), raw
+
+
+def decode_event(raw: bytes) -> Event:
+    """Decode one event from its JSON bytes (type field included)."""
+    result: Event = _decoder.decode(raw)
+    return result

@@ -1,0 +1,104 @@
+"""What every rule system provides to the encounter, behind one Protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from domain.commands import Act, React
+from domain.context import Ctx
+from domain.state import Game, Pending
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A per-encounter setting: its default, allowed values and the rule it governs."""
+
+    default: Any
+    description: str
+    rule: str | None = None
+    choices: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """An action code the rule system accepts in `act`."""
+
+    label: str
+    label_fr: str
+    free: bool = False  # may be taken outside one's own turn (RK-18, RK-30)
+    needs_target: bool = False
+    ranked: bool = False
+    rule: str | None = None
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A validated sheet and the resources it gives."""
+
+    sheet: dict[str, Any]
+    resources: dict[str, int]
+    maxima: dict[str, int] = field(default_factory=dict)
+    gm_only: tuple[str, ...] = ()
+
+
+class RuleSystem(Protocol):
+    """A rule system: sheets, initiative, turn structure, and the resolution of act/react."""
+
+    id: str
+    name: str
+    version: str
+    settings: Mapping[str, Setting]
+    actions: Mapping[str, ActionSpec]
+    reactions: Mapping[str, ActionSpec]
+    presets: Mapping[str, Mapping[str, Any]]
+
+    def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
+        """Check a sheet; raise domain.errors.Invalid (with the rule id) if it breaks a rule."""
+        ...
+
+    def initiative(self, ctx: Ctx, combatants: list[str]) -> dict[str, int]:
+        """Each combatant's initiative score (rolling through ctx where the system rolls)."""
+        ...
+
+    def order(self, game: Game, scores: Mapping[str, int]) -> list[str]:
+        """The acting order from the scores (ties broken the system's way)."""
+        ...
+
+    def start_round(self, ctx: Ctx) -> None:
+        """Round-start bookkeeping (budgets, carry-overs): emit through ctx."""
+        ...
+
+    def advance(self, game: Game) -> tuple[bool, str, str] | None:
+        """After a turn ends: (new_round?, next actor, phase), or None when nobody can act."""
+        ...
+
+    def act(self, ctx: Ctx, command: Act) -> None:
+        """Resolve an action; emit events through ctx; raise Refused when a rule forbids."""
+        ...
+
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> None:
+        """Resolve the answer to a pending attack (`none` = no defense)."""
+        ...
+
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """What `actor` may do now: [{action, enabled, reason, rule, targets, ranks}]."""
+        ...
+
+
+def rotate(game: Game) -> tuple[bool, str, str] | None:
+    """The plain turn order: the next active combatant after the last one, wrapping."""
+    active = game.active()
+    if not active:
+        return None
+    order = game.order or active
+    last = game.last
+    if last is None or last not in order:
+        return game.round == 0, active[0], ""
+    idx = order.index(last)
+    for step in range(1, len(order) + 1):
+        cand = order[(idx + step) % len(order)]
+        if cand in active:
+            return idx + step >= len(order), cand, ""
+    return None

@@ -1,0 +1,240 @@
+"""plain-d100: the small built-in system the core is tested with, and the first demo.
+
+PD-1 An action succeeds on d100 <= the skill. PD-2 One attack per turn. PD-3 Second wind
+heals once per session. PD-4 A dodge (d100 <= dodge) avoids all the damage; `none` takes
+it. PD-5 At 0 HP a combatant is down. PD-6 Initiative is d100 + initiative bonus, highest
+first, ties by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain import events as ev
+from domain.commands import Act, React
+from domain.context import Ctx
+from domain.errors import Invalid
+from domain.rules.base import ActionSpec, Setting, Sheet, rotate
+from domain.state import Game, Pending
+
+_FIELDS: dict[str, tuple[int, int, int | None]] = {
+    # name: (min, max, default; None = required)
+    "skill": (1, 100, None),
+    "dodge": (1, 100, 30),
+    "damage": (1, 1000, None),
+    "hp": (1, 10_000, None),
+    "initiative": (-100, 100, 0),
+}
+
+
+def _judge(stat: str, threshold: int, crit: int) -> Any:
+    def judge(faces: list[int]) -> ev.Check:
+        face = faces[0]
+        if face <= threshold:
+            outcome = "critical_success" if face <= crit else "success"
+        else:
+            outcome = "critical_failure" if face >= 101 - crit else "failure"
+        return ev.Check(
+            stat=stat,
+            base=threshold,
+            threshold=threshold,
+            outcome=outcome,
+            margin=threshold - face,
+            rule="PD-1",
+        )
+
+    return judge
+
+
+class PlainD100:
+    """Roll-under d100 against a skill value, fixed damage."""
+
+    id = "plain-d100"
+    name = "Plain d100"
+    version = "1"
+    settings: Mapping[str, Setting] = {
+        "critical_range": Setting(5, "d100 at or under this is a critical success", "PD-1"),
+        "critical_damage": Setting(
+            "double", "damage of a critical hit", "PD-1", choices=("double", "normal")
+        ),
+        "second_wind_heal": Setting(10, "HP healed by second wind", "PD-3"),
+    }
+    actions: Mapping[str, ActionSpec] = {
+        "attack": ActionSpec("Attack", "Attaque", needs_target=True, rule="PD-2"),
+        "second_wind": ActionSpec("Second wind", "Second souffle", rule="PD-3"),
+    }
+    reactions: Mapping[str, ActionSpec] = {
+        "dodge": ActionSpec("Dodge", "Esquive", rule="PD-4"),
+    }
+    presets: Mapping[str, Mapping[str, Any]] = {
+        "guard": {"skill": 55, "dodge": 30, "damage": 8, "hp": 30, "initiative": 5},
+        "bandit": {"skill": 45, "dodge": 40, "damage": 6, "hp": 24},
+    }
+
+    def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
+        unknown = set(sheet) - set(_FIELDS)
+        if unknown:
+            raise Invalid(f"unknown sheet fields: {sorted(unknown)}")
+        out: dict[str, int] = {}
+        for name, (low, high, default) in _FIELDS.items():
+            value = sheet.get(name, default)
+            if value is None:
+                raise Invalid(f"sheet.{name} is required")
+            if type(value) is not int or not low <= value <= high:
+                raise Invalid(f"sheet.{name} must be a whole number from {low} to {high}")
+            out[name] = value
+        return Sheet(dict(out), {"hp": out["hp"]}, {"hp": out["hp"]})
+
+    def initiative(self, ctx: Ctx, combatants: list[str]) -> dict[str, int]:
+        scores: dict[str, int] = {}
+        for cid in combatants:
+            bonus = int(ctx.combatant(cid).sheet["initiative"])
+            roll = ctx.roll(
+                [100],
+                expr=f"d100{bonus:+d}" if bonus else "d100",
+                purpose="initiative",
+                actor=cid,
+                modifier=bonus,
+            )
+            scores[cid] = roll.total
+        return scores
+
+    def order(self, game: Game, scores: Mapping[str, int]) -> list[str]:
+        return sorted(scores, key=lambda c: (-scores[c], game.combatants[c].name, c))
+
+    def start_round(self, ctx: Ctx) -> None:
+        return None
+
+    def advance(self, game: Game) -> tuple[bool, str, str] | None:
+        return rotate(game)
+
+    def act(self, ctx: Ctx, command: Act) -> None:
+        actor = ctx.combatant(command.actor)
+        crit = int(ctx.setting("critical_range"))
+        if command.action == "second_wind":
+            ctx.use(actor.id, "second_wind", "session", 1, "PD-3", "second wind")
+            healed = ctx.change(
+                actor.id, "hp", int(ctx.setting("second_wind_heal")), "second wind", "PD-3"
+            )
+            ctx.emit(
+                ev.ActionResolved(
+                    actor=actor.id,
+                    action="second_wind",
+                    outcome="success",
+                    summary=f"{actor.name} catches a second wind (+{healed} HP)",
+                )
+            )
+            return
+        target = ctx.combatant(command.target)
+        ctx.use(actor.id, "attack", "turn", 1, "PD-2", "their attack this turn")
+        skill = int(actor.sheet["skill"])
+        roll = ctx.roll(
+            [100],
+            expr="d100",
+            purpose=f"attack on {target.name}",
+            actor=actor.id,
+            judge=_judge("skill", skill, crit),
+        )
+        assert roll.check is not None
+        outcome = roll.check.outcome
+        if outcome in ("success", "critical_success"):
+            damage = int(actor.sheet["damage"])
+            if outcome == "critical_success" and ctx.setting("critical_damage") == "double":
+                damage *= 2
+            ctx.emit(
+                ev.ActionResolved(
+                    actor=actor.id,
+                    action="attack",
+                    outcome=outcome,
+                    summary=f"{actor.name} hits {target.name} ({roll.faces[0]}"
+                    f" vs {skill}) for {damage}",
+                    detail={"damage": damage},
+                )
+            )
+            ctx.await_reaction(
+                actor.id, target.id, "attack", damage=damage, options=["dodge", "none"]
+            )
+        else:
+            ctx.emit(
+                ev.ActionResolved(
+                    actor=actor.id,
+                    action="attack",
+                    outcome=outcome,
+                    summary=f"{actor.name} misses {target.name} ({roll.faces[0]} vs {skill})",
+                )
+            )
+
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> None:
+        target = ctx.combatant(pending.target)
+        taken = pending.damage
+        summary = f"{target.name} takes {taken}"
+        outcome = "no_defense"
+        if command.reaction == "dodge":
+            dodge = int(target.sheet["dodge"])
+            roll = ctx.roll(
+                [100],
+                expr="d100",
+                purpose="dodge",
+                actor=target.id,
+                judge=_judge("dodge", dodge, int(ctx.setting("critical_range"))),
+            )
+            assert roll.check is not None
+            if roll.check.outcome in ("success", "critical_success"):
+                taken, outcome = 0, "dodged"
+                summary = f"{target.name} dodges ({roll.faces[0]} vs {dodge})"
+            else:
+                outcome = "hit"
+                summary = (
+                    f"{target.name} fails to dodge ({roll.faces[0]} vs {dodge}), takes {taken}"
+                )
+        if taken:
+            ctx.change(
+                target.id, "hp", -taken, f"hit by {ctx.combatant(pending.attacker).name}", "PD-4"
+            )
+        ctx.emit(
+            ev.ReactionResolved(
+                pending_id=pending.id,
+                actor=target.id,
+                reaction=command.reaction,
+                outcome=outcome,
+                damage_taken=taken,
+                summary=summary,
+            )
+        )
+
+    def settle(self, ctx: Ctx) -> None:
+        for c in list(ctx.game.combatants.values()):
+            if c.out is None and c.resources.get("hp", 1) <= 0:
+                ctx.defeat(c.id, "down", "PD-5")
+
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+        me = game.combatants.get(actor)
+        if me is None:
+            return []
+        my_turn = game.started and game.actor == actor and not game.pending and me.out is None
+        targets = [c.id for c in game.combatants.values() if c.side != me.side and c.out is None]
+        attacked = game.uses(actor, "attack") >= 1
+        winded = game.uses(actor, "second_wind") >= 1
+
+        def why(ok: bool, reason: str) -> str:
+            return "" if ok else reason
+
+        return [
+            {
+                "action": "attack",
+                "enabled": my_turn and not attacked and bool(targets),
+                "reason": why(my_turn, "not your turn")
+                or why(not attacked, "already attacked")
+                or why(bool(targets), "no target"),
+                "rule": "PD-2",
+                "targets": targets,
+            },
+            {
+                "action": "second_wind",
+                "enabled": my_turn and not winded,
+                "reason": why(my_turn, "not your turn") or why(not winded, "once per session"),
+                "rule": "PD-3",
+                "targets": [],
+            },
+        ]

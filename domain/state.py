@@ -1,0 +1,182 @@
+"""The encounter's state: what replaying its events gives.
+
+Two parts. The `Ledger` holds what is never undone (dice counters, seeds, disputes, the
+retained history); the `Game` holds what an `undo` may revert (combatants, resources,
+turn order, pending reactions, limits). `evolve` owns the state it folds into: it mutates
+and returns it. `decide` never mutates; it works on a `clone()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from domain.events import Event
+
+Role = Literal["gm", "player", "spectator"]
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who sends a command: a role and, for a player, the combatants they control."""
+
+    role: Role
+    combatants: frozenset[str] = frozenset()
+    name: str = ""
+
+    def controls(self, combatant_id: str) -> bool:
+        return self.role == "gm" or combatant_id in self.combatants
+
+
+GM = Principal("gm", name="gm")
+SPECTATOR = Principal("spectator", name="spectator")
+
+
+@dataclass
+class Combatant:
+    """One combatant as it stands now."""
+
+    id: str
+    name: str
+    side: str
+    sheet: dict[str, Any]
+    resources: dict[str, int]
+    maxima: dict[str, int]
+    controller: str | None = None
+    gm_only: list[str] = field(default_factory=list)
+    status: dict[str, Any] = field(default_factory=dict)
+    out: str | None = None  # why the combatant is out of the fight, if it is
+
+    def clone(self) -> Combatant:
+        return Combatant(
+            self.id,
+            self.name,
+            self.side,
+            self.sheet,  # sheets are never mutated after validation
+            dict(self.resources),
+            self.maxima,
+            self.controller,
+            self.gm_only,
+            dict(self.status),
+            self.out,
+        )
+
+
+@dataclass
+class Pending:
+    """An attack waiting for its target's reaction."""
+
+    id: int
+    attacker: str
+    target: str
+    action: str
+    rank: str | None
+    damage: int
+    options: list[str]
+    detail: dict[str, Any]
+
+
+@dataclass
+class Game:
+    """The part of the state that an undo can revert."""
+
+    combatants: dict[str, Combatant] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    scores: dict[str, int] = field(default_factory=dict)
+    started: bool = False
+    round: int = 0
+    actor: str | None = None
+    phase: str = ""
+    pending: list[Pending] = field(default_factory=list)
+    next_pending: int = 1
+    # (combatant, key) -> (scope, uses)
+    limits: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
+    added: int = 0  # combatants ever added: ids are c1, c2, ...
+    last: str | None = None  # whose turn ended last
+
+    def clone(self) -> Game:
+        return Game(
+            {k: c.clone() for k, c in self.combatants.items()},
+            list(self.order),
+            dict(self.scores),
+            self.started,
+            self.round,
+            self.actor,
+            self.phase,
+            list(self.pending),
+            self.next_pending,
+            dict(self.limits),
+            self.added,
+            self.last,
+        )
+
+    def uses(self, combatant_id: str, key: str) -> int:
+        entry = self.limits.get((combatant_id, key))
+        return entry[1] if entry else 0
+
+    def active(self) -> list[str]:
+        """Combatants still in the fight, in initiative order (then insertion order)."""
+        ids = self.order or list(self.combatants)
+        return [i for i in ids if i in self.combatants and self.combatants[i].out is None]
+
+
+@dataclass
+class Ledger:
+    """What no undo touches: identity, dice, disputes, history."""
+
+    version: int = 0
+    encounter_id: str = ""
+    ruleset: str = ""
+    name: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+    campaign: str | None = None
+    rules_version: str = "1"
+    commitments: dict[str, str] = field(default_factory=dict)
+    hidden_seeds: set[str] = field(default_factory=set)
+    revealed: dict[str, str] = field(default_factory=dict)
+    next_roll: dict[str, int] = field(default_factory=dict)
+    rolls: int = 0
+    hidden_rolls: set[int] = field(default_factory=set)
+    entropy: list[str] = field(default_factory=list)
+    disputes: list[tuple[int, str, str]] = field(default_factory=list)
+    closed: bool = False
+    # Game events still in effect, with their versions: undo re-folds a prefix of these.
+    history: list[tuple[int, Event]] = field(default_factory=list)
+    steps: list[int] = field(default_factory=list)  # versions where an undoable step began
+
+    def clone(self) -> Ledger:
+        return Ledger(
+            self.version,
+            self.encounter_id,
+            self.ruleset,
+            self.name,
+            self.settings,
+            self.campaign,
+            self.rules_version,
+            dict(self.commitments),
+            set(self.hidden_seeds),
+            dict(self.revealed),
+            dict(self.next_roll),
+            self.rolls,
+            set(self.hidden_rolls),
+            list(self.entropy),
+            list(self.disputes),
+            self.closed,
+            list(self.history),
+            list(self.steps),
+        )
+
+
+@dataclass
+class EncounterState:
+    """Ledger plus game: everything `decide` needs."""
+
+    ledger: Ledger = field(default_factory=Ledger)
+    game: Game = field(default_factory=Game)
+
+    def clone(self) -> EncounterState:
+        return EncounterState(self.ledger.clone(), self.game.clone())
+
+    @property
+    def version(self) -> int:
+        return self.ledger.version
