@@ -1,0 +1,311 @@
+"""d20-na resolution: an attack roll, the defender's answer, then location and damage.
+
+The order of the dice is the table's: attack d20 (NA-11), defense d20 (NA-13, one more
+for a shield's reroll, NA-9), then only if damage goes through the location d20 (NA-21)
+and the weapon dice (NA-26).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain import dice as dicelib
+from domain import events as ev
+from domain.commands import Act, React
+from domain.context import Ctx
+from domain.errors import Invalid, Refused
+from domain.rules import d20_na_combat as cb
+from domain.rules import d20_na_tables as t
+from domain.rules import d20_na_turns as turns
+from domain.state import Combatant, Pending
+
+DAMAGE_RULE = {"melee": "NA-26", "shoot": "NA-34", "throw": "NA-35"}
+
+
+def _end_slot(ctx: Ctx, actor: str) -> None:
+    # Imported here: domain.encounter imports the rule registry, which imports us.
+    from domain.encounter import end_turn
+
+    end_turn(ctx, actor)
+
+
+def target_of(command: Act) -> str | None:
+    """The command's target (`target`, else the first of `targets`)."""
+    if command.target is not None:
+        return command.target
+    return command.targets[0] if command.targets else None
+
+
+def attack_options(ctx: Ctx, mode: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Check an attack's options: weapon, aim, distance, sneak, from_back."""
+    unknown = set(options) - {"weapon", "aim", "distance", "sneak", "from_back"}
+    if unknown:
+        raise Invalid(f"unknown attack options {sorted(unknown)}")
+    out = dict(options)
+    aim = out.get("aim")
+    if aim is not None and aim not in t.AIMABLE:
+        raise Invalid(f"cannot aim at {aim!r}; zones: {list(t.AIMABLE)}", "NA-24")
+    distance = out.get("distance", 0)
+    if type(distance) is not int or not 0 <= distance <= 100_000:
+        raise Invalid("distance is a whole number of metres", "NA-30")
+    for flag in ("sneak", "from_back"):
+        if type(out.get(flag, False)) is not bool:
+            raise Invalid(f"{flag} is true or false")
+        if out.get(flag) and ctx.who.role != "gm":
+            raise Refused("forbidden", f"only the GM decides {flag}", "NA-AMB-21")
+    if ctx.setting("profile") == "resolver_1v1":
+        if mode in cb.RANGED:
+            raise Refused("rule_violation", "the 1v1 resolver is melee only", "NA-37")
+        if aim:
+            raise Refused("rule_violation", "the 1v1 resolver does not aim", "NA-39")
+    return out
+
+
+def attack(ctx: Ctx, command: Act) -> None:
+    """NA-11, NA-12: roll to hit; a hit waits for the defender unless it cannot be defended."""
+    mode = cb.MODES[command.action]
+    me = ctx.combatant(command.actor)
+    target = ctx.combatant(target_of(command))
+    if target.id == me.id or target.out is not None:
+        raise Refused("rule_violation", f"{target.name} cannot be attacked now")
+    opts = attack_options(ctx, mode, dict(command.options))
+    charged = ctx.game.uses(me.id, turns.SLOT_CHARGE) > 0
+    if charged and (mode != "melee" or me.status.get("charging") != target.id):
+        raise Refused("rule_violation", "a charge ends in a melee attack on its target", "NA-8")
+    weapon = cb.pick_weapon(me.sheet, mode, opts.get("weapon"))
+    if mode == "shoot" and weapon is not None and not cb.loaded(me, weapon):
+        raise Refused("rule_violation", f"{weapon['name']} must be reloaded", "NA-AMB-23")
+    mods = cb.attack_mods(ctx, me, mode, weapon, opts)
+    kind = "charge_attack" if charged else turns.FULL
+    turns.spend(ctx, me.id, kind, 2, command.action, "NA-6")
+    stat = "TIR" if mode in cb.RANGED else "ATT"
+    base = int(me.sheet[stat])
+    purpose = f"{command.action} on {target.name}"
+    face, margin, ok = cb.test_roll(ctx, me.id, stat, base, mods, purpose, "NA-11")
+    if mode in ("melee", "maneuver"):
+        cb.engage(ctx, me.id, target.id)
+    if mode == "shoot" and weapon is not None and weapon["needs_reload"]:
+        unloaded = sorted({*me.status.get("unloaded", []), weapon["name"]})
+        ctx.status(me.id, "unloaded", unloaded, "NA-AMB-23")
+    if charged:
+        ctx.status(me.id, "charging", None, "NA-8")
+    hand = "main"
+    if not ok and mode == "melee" and me.sheet["off_hand"] and _dual_reroll_allowed(ctx):
+        # NA-17: one reroll of the failed roll with the off hand, -4 unless NA-18.
+        off = cb.weapon_named(me.sheet, me.sheet["off_hand"])
+        extra = (
+            []
+            if me.sheet["skills"]["ambidextrous"]
+            else [ev.Modifier(source="off hand", rule="NA-17", delta=-4)]
+        )
+        face, margin, ok = cb.test_roll(
+            ctx, me.id, stat, base, [*mods, *extra], f"off-hand reroll on {target.name}", "NA-17"
+        )
+        weapon, hand = off, "off"
+    threshold = base + sum(m.delta for m in mods)
+    if not ok:
+        ctx.emit(
+            ev.ActionResolved(
+                actor=me.id,
+                action=command.action,
+                outcome="miss",
+                summary=f"{me.name} misses {target.name} ({face} vs {threshold})",
+                detail={"roll": face, "threshold": threshold, "target": target.id},
+            )
+        )
+        return
+    malus = cb.range_malus_of(ctx, weapon, int(opts.get("distance", 0))) if weapon else 0
+    detail: dict[str, Any] = {
+        "mode": mode,
+        "weapon": weapon["name"] if weapon else "",
+        "hand": hand,
+        "roll": face,
+        "threshold": threshold,
+        "margin": margin,
+        "aim": opts.get("aim") or "",
+        "malus": malus if mode in cb.RANGED else 0,
+        "sneak": bool(opts.get("sneak")),
+        "from_back": bool(opts.get("from_back")),
+        "target": target.id,
+        "action": command.action,
+    }
+    refusals = cb.defense_options(ctx.game, cb.defense_settings(ctx), target.id, detail)
+    options = [k for k, why in refusals.items() if why is None]
+    hit = f"{me.name} hits {target.name} ({face} vs {threshold}, margin {margin})"
+    if options:
+        ctx.emit(
+            ev.ActionResolved(
+                actor=me.id, action=command.action, outcome="hit", summary=hit, detail=detail
+            )
+        )
+        ctx.await_reaction(
+            me.id, target.id, command.action, options=[*options, "none"], detail=detail
+        )
+        return
+    why = next(r for r in refusals.values() if r is not None)
+    result = _outcome(ctx, me, target, detail, parry_value=0)
+    ctx.emit(
+        ev.ActionResolved(
+            actor=me.id,
+            action=command.action,
+            outcome="hit",
+            summary=f"{hit}; no defense possible ({why.message}): {result['summary']}",
+            detail={**detail, **result, "undefended": why.rule},
+        )
+    )
+
+
+def _dual_reroll_allowed(ctx: Ctx) -> bool:
+    return bool(ctx.setting("profile") != "resolver_1v1")  # NA-39: no dual wielding
+
+
+def _outcome(
+    ctx: Ctx, me: Combatant, target: Combatant, d: dict[str, Any], parry_value: int
+) -> dict[str, Any]:
+    """What a hit that got through does: a maneuver's effect, or damage."""
+    if d["mode"] == "maneuver":
+        # NA-AMB-22: no damage; the effect is the GM's to narrate.
+        return {"damage": 0, "summary": f"{target.name} is {_MANEUVER[d.get('action', '')]}"}
+    return land(ctx, me, target, d, parry_value)
+
+
+_MANEUVER = {"touch": "touched", "grapple": "grappled", "trip": "tripped", "": "caught"}
+
+
+def land(
+    ctx: Ctx, me: Combatant, target: Combatant, d: dict[str, Any], parry_value: int
+) -> dict[str, Any]:
+    """NA-21..NA-23 location, then NA-26/27/34/35 damage, floored (NA-AMB-20)."""
+    face = 0
+    zone = str(d["aim"])
+    if not zone:
+        rolled = ctx.roll([20], expr="1d20", purpose="hit location", actor=me.id)
+        face = rolled.faces[0]
+        zone = t.location(face, bool(d["from_back"]))
+    weapon = cb.weapon_named(me.sheet, d["weapon"]) if d["weapon"] else None
+    dealt = 0  # NA-28: no weapon, no weapon damage
+    if weapon is not None:
+        dealt = int(weapon["dmg"])
+        if weapon["dice"]:
+            expr = dicelib.parse(weapon["dice"])
+            rolled = ctx.roll(
+                expr.sizes,
+                expr=f"{dealt}+{weapon['dice']}",
+                purpose=f"{weapon['name']} damage",
+                actor=me.id,
+                modifier=dealt + expr.modifier,
+            )
+            dealt = rolled.total
+    mode = "melee" if d["mode"] == "melee" else d["mode"]
+    dmg = t.damage(
+        mode,
+        strength=int(me.sheet["STR"]),
+        weapon=dealt,
+        endurance=int(target.sheet["END"]),
+        armor=t.armor_at(target.sheet["armor"], zone),
+        parry_value=parry_value,
+        malus=int(d["malus"]),
+        floor=int(ctx.setting("damage.floor")),
+    )
+    rule = "NA-27" if parry_value else DAMAGE_RULE[mode]
+    if dmg.total:
+        ctx.change(target.id, "hp", -dmg.total, f"hit by {me.name} ({zone})", rule)
+    terms = " ".join(f"{'+' if v >= 0 else '−'} {n} {abs(v)}" for n, v in dmg.terms)
+    return {
+        "zone": zone,
+        "location_roll": face,
+        "weapon_damage": dealt,
+        "terms": [[n, v] for n, v in dmg.terms],
+        "damage": dmg.total,
+        "summary": f"{target.name} takes {dmg.total} on the {zone} ({terms[2:]} = {dmg.raw})",
+    }
+
+
+# --- the defender's answer --------------------------------------------------------------
+
+
+def react(ctx: Ctx, command: React, pending: Pending) -> None:
+    """NA-13..NA-15, NA-9, NA-10, NA-32, NA-36: answer a hit, then settle its effect."""
+    d = {**pending.detail, "action": pending.action}
+    me = ctx.combatant(pending.attacker)
+    target = ctx.combatant(pending.target)
+    kind = command.reaction
+    ranged = d["mode"] in cb.RANGED
+    defended, ok, info = False, False, {}
+    parry_item: dict[str, Any] | None = None
+    if kind != "none":
+        why = cb.defense_refusal(ctx.game, cb.defense_settings(ctx), target.id, kind, d)
+        if why is not None:
+            raise why
+        parry_item = _parry_item(target.sheet, command.options) if kind == "parry" else None
+        used = ctx.game.uses(target.id, kind)
+        cost = 1 if used == 0 else 2
+        turns.pay(ctx, target.id, cost, kind, "NA-7" if cost == 1 else "NA-6")
+        limit = int(ctx.setting("defense.max_per_type"))
+        ctx.use(target.id, kind, "round", limit, "NA-AMB-4", f"their {kind}s")
+        face, margin, ok = _defense_roll(ctx, target, kind, ranged, parry_item)
+        tie = str(ctx.setting("differential.tie"))
+        defended = ok and t.defense_wins(int(d["margin"]), margin, tie)
+        info = {"defense_roll": face, "defense_margin": margin, "defense_success": ok}
+    parry_value = 0
+    if kind == "parry" and not ranged and parry_item is not None:
+        still = ok and ctx.setting("differential.attack_prevails") == "parry_still_reduces"
+        if defended or still:
+            parry_value = int(parry_item["parry"])
+    if defended and (kind == "dodge" or ranged):
+        outcome = "dodged" if kind == "dodge" else "stopped"
+        result: dict[str, Any] = {"damage": 0, "summary": f"{target.name} {outcome} the blow"}
+    elif defended and d["mode"] == "maneuver":
+        outcome, result = "resisted", {"damage": 0, "summary": f"{target.name} resists"}
+    else:
+        outcome = "parried" if parry_value else "hit"
+        result = _outcome(ctx, me, target, d, parry_value)
+    ctx.emit(
+        ev.ReactionResolved(
+            pending_id=pending.id,
+            actor=target.id,
+            reaction=kind,
+            outcome=outcome,
+            damage_taken=int(result["damage"]),
+            summary=str(result["summary"]),
+            detail={**info, **{k: v for k, v in result.items() if k != "summary"}},
+        )
+    )
+    if ctx.game.actor == me.id and cb.pending_of(ctx.game, me.id) is None:
+        _end_slot(ctx, me.id)  # an attack is a full action: its slot is over (NA-AMB-3)
+
+
+def _parry_item(sheet: dict[str, Any], options: dict[str, Any]) -> dict[str, Any] | None:
+    """NA-AMB-27: the shield if carried, else the weapon (or the one named in options)."""
+    name = options.get("weapon")
+    if name is not None:
+        weapon = cb.weapon_named(sheet, name) if isinstance(name, str) else None
+        if weapon is None or weapon["kind"] == "shoot":
+            raise Invalid(f"cannot parry with {name!r}")
+        return weapon
+    shield: dict[str, Any] | None = sheet["shield"]
+    return shield if shield is not None else cb.main_weapon(sheet)
+
+
+def _defense_roll(
+    ctx: Ctx, target: Combatant, kind: str, ranged: bool, item: dict[str, Any] | None
+) -> tuple[int, int, bool]:
+    """NA-10 dodge on HAB (HAB/2 unskilled), NA-13 parry on PAR (PAR/2 vs projectiles)."""
+    sheet = target.sheet
+    mods: list[ev.Modifier] = []
+    if kind == "dodge":
+        stat, base, rule = "HAB", int(sheet["HAB"]), "NA-10"
+        if not sheet["skills"]["dodge"]:
+            half = base // int(ctx.setting("dodge.unskilled_divisor"))
+            mods.append(ev.Modifier(source="no Dodge skill", rule="NA-10", delta=half - base))
+    else:
+        stat, base, rule = "PAR", int(sheet["PAR"]), "NA-13"
+        if ranged:
+            mods.append(ev.Modifier(source="projectile", rule="NA-32", delta=base // 2 - base))
+    face, margin, ok = cb.test_roll(ctx, target.id, stat, base, mods, kind, rule)
+    shield = sheet["shield"]
+    rerolls = int(ctx.setting("shield.parry_reroll"))
+    if not ok and kind == "parry" and shield is not None and item is shield and rerolls:
+        # NA-9, NA-AMB-7: a shield gives one free reroll of a failed parry; it stands.
+        face, margin, ok = cb.test_roll(ctx, target.id, stat, base, mods, "shield reroll", "NA-9")
+    return face, margin, ok

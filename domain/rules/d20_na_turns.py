@@ -1,0 +1,160 @@
+"""d20-na rounds: the NA + ½ budget, slots interleaved by INI, passes, round ends.
+
+NA-2 Each round a combatant has 2·NA + 1 half-actions (status `budget`).
+NA-3 The round ends when every budget is spent (or passed, NA-AMB-3).
+NA-4 The higher INI starts (ties: HAB, then a d20 roll-off, NA-AMB-24).
+NA-5 Slots alternate in INI order; whoever has budget left takes the rest in a row.
+NA-AMB-3 A slot is one full action, one or two half-actions, or a charge and its
+attack; reactions are paid out of slot; ending a slot without acting passes the round.
+
+Bookkeeping rides on core events: `budget`, `engaged` and `round_fresh` are statuses;
+per-slot counts are turn-scoped limits (the core clears them when the slot starts) and
+passes and defenses are round-scoped limits (cleared when a round starts).
+"""
+
+from __future__ import annotations
+
+from domain import events as ev
+from domain.context import Ctx
+from domain.errors import Refused
+from domain.state import Game
+
+FULL, HALF, CHARGE = "full", "half", "charge"
+SLOT_ACTIONS, SLOT_HALF, SLOT_CHARGE = "slot.actions", "slot.half", "slot.charge"
+PASSED = "passed"
+FRESH = "round_fresh"
+
+
+def budget(game: Game, cid: str) -> int:
+    """NA-2: half-actions left this round."""
+    return int(game.combatants[cid].status.get("budget", 0))
+
+
+def full_budget(game: Game, cid: str) -> int:
+    """NA-2: 2·NA + 1 half-units."""
+    return 2 * int(game.combatants[cid].sheet["NA"]) + 1
+
+
+def alive(game: Game) -> list[str]:
+    """Combatants still fighting, in initiative order (hp 0 counts as down already)."""
+    return [c for c in game.active() if game.combatants[c].resources.get("hp", 1) > 0]
+
+
+def can_take_slot(game: Game, cid: str) -> bool:
+    return budget(game, cid) > 0 and game.uses(cid, PASSED) == 0
+
+
+def advance(game: Game) -> tuple[bool, str, str] | None:
+    """NA-3, NA-4, NA-5: the next slot's owner, or a new round when all are spent."""
+    fighters = alive(game)
+    if len({game.combatants[c].side for c in fighters}) < 2:
+        return None  # one side left: nobody to fight
+    if game.round == 0:
+        return True, fighters[0], ""
+    candidates = [c for c in fighters if can_take_slot(game, c)]
+    if any(game.combatants[c].status.get(FRESH) for c in game.combatants):
+        # Just after start_round: the round opens with the highest INI (NA-4).
+        return (False, candidates[0], "") if candidates else (True, fighters[0], "")
+    last = game.last
+    if last in candidates and game.uses(last, SLOT_ACTIONS) == 0:
+        candidates.remove(last)  # ended a slot without acting: a pass (NA-AMB-3)
+    if not candidates:
+        return True, fighters[0], ""
+    if last not in fighters:
+        return False, candidates[0], ""
+    idx = fighters.index(last)
+    for step in range(1, len(fighters) + 1):
+        cand = fighters[(idx + step) % len(fighters)]
+        if cand in candidates:
+            return False, cand, ""
+    return True, fighters[0], ""
+
+
+def start_round(ctx: Ctx) -> None:
+    """NA-2: every budget back to 2·NA + 1; the round opens from the top (NA-4)."""
+    active = ctx.game.active()
+    for cid in active:
+        ctx.status(cid, "budget", full_budget(ctx.game, cid), "NA-2")
+    if active:
+        ctx.status(active[0], FRESH, True, "NA-4")
+
+
+def pay(ctx: Ctx, cid: str, cost: int, what: str, rule: str) -> None:
+    """Spend half-units, or refuse with `budget_exhausted`."""
+    left = budget(ctx.game, cid)
+    if cost > left:
+        name = ctx.combatant(cid).name
+        raise Refused(
+            "budget_exhausted",
+            f"{name} needs {cost} half-action(s) for {what} but has {left} left this round",
+            rule,
+        )
+    ctx.status(cid, "budget", left - cost, rule)
+
+
+def slot_refusal(game: Game, cid: str, kind: str, cost: int) -> Refused | None:
+    """Why `cid` may not start an action of `kind` in the current slot (NA-AMB-3, NA-AMB-9)."""
+    half = game.uses(cid, SLOT_HALF)
+    charged = game.uses(cid, SLOT_CHARGE) > 0
+    if charged and kind != "charge_attack":
+        return Refused("rule_violation", "a charge must be followed by its attack", "NA-AMB-9")
+    if kind in (FULL, CHARGE) and (half or charged):
+        return Refused(
+            "rule_violation",
+            "a slot is one action or two half-actions: end the turn first",
+            "NA-AMB-3",
+        )
+    left = budget(game, cid)
+    if cost > left:
+        name = game.combatants[cid].name
+        rule = "NA-AMB-9" if kind == CHARGE else "NA-2"
+        return Refused(
+            "budget_exhausted", f"{name} needs {cost} half-action(s), has {left} left", rule
+        )
+    return None
+
+
+def spend(ctx: Ctx, cid: str, kind: str, cost: int, what: str, rule: str) -> None:
+    """Pay for an action in the current slot and count it."""
+    refusal = slot_refusal(ctx.game, cid, kind, cost if kind != CHARGE else 3)
+    if refusal is not None:
+        raise refusal
+    pay(ctx, cid, cost, what, rule)
+    ctx.emit(ev.LimitUsed(combatant_id=cid, key=SLOT_ACTIONS, scope="turn", rule="NA-AMB-3"))
+    if kind == HALF:
+        ctx.emit(ev.LimitUsed(combatant_id=cid, key=SLOT_HALF, scope="turn", rule="NA-AMB-3"))
+    if kind == CHARGE:
+        ctx.emit(ev.LimitUsed(combatant_id=cid, key=SLOT_CHARGE, scope="turn", rule="NA-8"))
+
+
+def slot_over(game: Game, cid: str, kind: str) -> bool:
+    """NA-AMB-3: one full action, two half-actions, or no budget left ends the slot."""
+    if kind == CHARGE:
+        return False
+    if kind == HALF and game.uses(cid, SLOT_HALF) < 2:
+        return budget(game, cid) == 0
+    return True
+
+
+def record_passes(ctx: Ctx) -> None:
+    """NA-AMB-3: a slot ended without any action is a pass for the rest of the round."""
+    events = list(ctx.events)
+    for i, event in enumerate(events):
+        if not isinstance(event, ev.TurnEnded):
+            continue
+        later = events[i + 1 :]
+        if any(
+            isinstance(e, ev.RoundStarted)
+            or (isinstance(e, ev.TurnStarted) and e.actor == event.actor)
+            for e in later
+        ):
+            continue  # the round turned over, or the slot was not a pass
+        who = ctx.game.combatants.get(event.actor)
+        if who is None or who.out is not None:
+            continue
+        g = ctx.game
+        if g.uses(who.id, SLOT_ACTIONS) == 0 and can_take_slot(g, who.id):
+            ctx.emit(ev.LimitUsed(combatant_id=who.id, key=PASSED, scope="round", rule="NA-AMB-3"))
+    for c in list(ctx.game.combatants.values()):
+        if c.status.get(FRESH):
+            ctx.status(c.id, FRESH, None, "NA-4")

@@ -1,0 +1,196 @@
+"""ranks-d100 defense phase (`react`): reduction by Endurance or Agility (RK-59, RK-36,
+RK-41, RK-38), counter-attacks (RK-60..RK-63, RK-66), interception (RK-39, RK-AMB-19),
+blocking a flight (RK-68), or no defense."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain import events as ev
+from domain.commands import React
+from domain.context import Ctx
+from domain.errors import Forbidden, Invalid, Refused
+from domain.rules.ranks_attack import ATTACKS, pay, plan, reduced
+from domain.rules.ranks_bond import servants_of
+from domain.rules.ranks_check import check_roll, succeeded
+from domain.rules.ranks_tables import order_key, parse_rank, value
+from domain.state import Combatant, Pending
+
+REDUCE = {"defend_end": "END", "defend_agi": "AGI"}
+
+
+def _reduction(
+    ctx: Ctx,
+    cfg: Mapping[str, Any],
+    who: Combatant,
+    stat: str,
+    table: str,
+    pending: Pending,
+    options: Mapping[str, Any],
+) -> tuple[int, str, dict[str, Any]]:
+    """One roll for all the hits (RK-65, RK-AMB-13); on success each hit is reduced by the
+    defender's table value at its stat rank (RK-36, RK-41, RK-AMB-11)."""
+    rolled = check_roll(ctx, who.id, stat, cfg, purpose=f"{stat} reduction", options=options)
+    assert rolled.check is not None
+    hits, bonus = (
+        list(pending.detail.get("hits", [pending.damage])),
+        int(pending.detail.get("bonus", 0)),
+    )
+    info: dict[str, Any] = {"roll": rolled.faces[0], "threshold": rolled.check.threshold}
+    if not succeeded(rolled):
+        return pending.damage, "hit", {**info, "rule": "RK-38"}
+    rank = parse_rank(who.sheet[stat])
+    cut = value(table, rank, cfg["tables"], cfg["half_rank.value_tables"])
+    taken = reduced(hits, bonus, cut, cfg)
+    return taken, "reduced", {**info, "reduction": cut, "rule": "RK-59"}
+
+
+def _counter(
+    ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, pending: Pending, options: Mapping[str, Any]
+) -> tuple[int, str, dict[str, Any]]:
+    """RK-61 same type, RK-62 at least the same rank, RK-66 chains only by longer chains;
+    the counter rolls and pays as an attack and deals no damage (RK-63, RK-AMB-12)."""
+    action = options.get("action")
+    if action not in ATTACKS:
+        raise Invalid(f"options.action names the counter's attack: {sorted(ATTACKS)}", "RK-60")
+    counter = plan(me, str(action), options.get("rank"), options, cfg)
+    incoming = pending.detail
+    if counter.type != incoming.get("type"):
+        raise Refused(
+            "rule_violation",
+            f"a {incoming.get('type')} attack can only be "
+            f"countered by a {incoming.get('type')} attack, not {counter.type}",
+            "RK-61",
+        )
+    n = len(incoming.get("hits", [0]))
+    if n > 1 and len(counter.hits) < n:
+        raise Refused(
+            "rule_violation",
+            f"{n} chained attacks are countered only by at least {n} chained attacks",
+            "RK-66",
+        )
+    theirs = parse_rank(str(pending.rank))
+    if order_key(counter.rank) < order_key(theirs) and not cfg["counter.allow_lower_rank"]:
+        raise Refused(
+            "rule_violation",
+            f"a rank-{theirs} attack is blocked only by a counter "
+            f"of rank {theirs} or higher, not {counter.rank}",
+            "RK-62",
+        )
+    pay(ctx, me, counter, cfg)
+    ranked = counter.type in ("physical", "weapon", "magic")
+    rolled = check_roll(
+        ctx,
+        me.id,
+        counter.stat,
+        cfg,
+        purpose=f"counter {action} {counter.rank}",
+        options=options,
+        action_rank=counter.rank if ranked else None,
+    )
+    assert rolled.check is not None
+    info = {
+        "roll": rolled.faces[0],
+        "threshold": rolled.check.threshold,
+        "counter": counter.detail(),
+    }
+    if succeeded(rolled):
+        return 0, "countered", {**info, "rule": "RK-63"}
+    return pending.damage, "hit", {**info, "rule": "RK-AMB-12"}
+
+
+def _intercept(
+    ctx: Ctx,
+    cfg: Mapping[str, Any],
+    master: Combatant,
+    pending: Pending,
+    options: Mapping[str, Any],
+) -> tuple[Combatant, int, str, dict[str, Any]]:
+    """RK-39: the Servant takes the hit, and may only reduce it with Endurance."""
+    servants = [s for s in servants_of(ctx.game, master) if s.out is None]
+    if not servants:
+        raise Refused("rule_violation", f"{master.name} has no Servant to intercept", "RK-39")
+    servant = servants[0]
+    if not ctx.who.controls(servant.id):
+        raise Forbidden(f"{ctx.who.role} does not control {servant.id}")
+    reduce = options.get("reduce", "END")
+    if reduce not in ("END", "none"):
+        raise Refused(
+            "rule_violation", "an intercepting Servant may only reduce with Endurance", "RK-39"
+        )
+    if reduce == "none":
+        return servant, pending.damage, "intercepted", {"rule": "RK-39"}
+    table = f"reduction.{cfg['intercept.reduction_table']}"
+    taken, outcome, info = _reduction(ctx, cfg, servant, "END", table, pending, options)
+    return servant, taken, f"intercepted_{outcome}", info
+
+
+def _flight(
+    ctx: Ctx, cfg: Mapping[str, Any], blocker: Combatant, command: React, pending: Pending
+) -> None:
+    """RK-68: a higher-Agility opponent's Agility die stops the flight on a success; the
+    block is free (RK-AMB-14), so the blocker may still attack this Tour (RK-69)."""
+    fleer = ctx.combatant(pending.attacker)
+    info: dict[str, Any] = {"rule": "RK-68"}
+    blocked = False
+    if command.reaction == "block_flight":
+        rolled = check_roll(
+            ctx,
+            blocker.id,
+            "AGI",
+            cfg,
+            purpose=f"block {fleer.name}'s flight",
+            options=command.options,
+        )
+        blocked = succeeded(rolled)
+        info["roll"] = rolled.faces[0]
+    elif command.reaction != "none":
+        raise Invalid("a flight is answered with block_flight or none", "RK-68")
+    ctx.emit(
+        ev.ReactionResolved(
+            pending_id=pending.id,
+            actor=blocker.id,
+            reaction=command.reaction,
+            outcome="blocked" if blocked else "not_blocked",
+            damage_taken=0,
+            summary=f"{blocker.name} {'stops' if blocked else 'does not stop'} {fleer.name}",
+            detail=info,
+        )
+    )
+    if not blocked:
+        ctx.defeat(fleer.id, "fled (RK-68)", "RK-68")
+
+
+def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) -> None:
+    """Resolve the answer to a pending attack (or flight)."""
+    me = ctx.combatant(command.actor)
+    if pending.action == "flee":
+        _flight(ctx, cfg, me, command, pending)
+        return
+    victim, reaction, options = me, command.reaction, command.options
+    if reaction == "none":
+        taken, outcome, info = pending.damage, "no_defense", {"rule": "RK-59"}
+    elif reaction in REDUCE:
+        table = f"reduction.{me.sheet['kind']}"  # the defender's kind (RK-AMB-23)
+        taken, outcome, info = _reduction(ctx, cfg, me, REDUCE[reaction], table, pending, options)
+    elif reaction == "counter":
+        taken, outcome, info = _counter(ctx, cfg, me, pending, options)
+    elif reaction == "intercept":
+        victim, taken, outcome, info = _intercept(ctx, cfg, me, pending, options)
+    else:
+        raise Invalid(f"{reaction} does not answer an attack", "RK-59")
+    attacker = ctx.combatant(pending.attacker)
+    if taken:
+        ctx.change(victim.id, "hp", -taken, f"hit by {attacker.name}", str(info["rule"]))
+    ctx.emit(
+        ev.ReactionResolved(
+            pending_id=pending.id,
+            actor=victim.id,
+            reaction=reaction,
+            outcome=outcome,
+            damage_taken=taken,
+            summary=f"{victim.name} {outcome.replace('_', ' ')}: takes {taken}",
+            detail=info,
+        )
+    )

@@ -1,0 +1,69 @@
+"""The live fold the server caches per encounter: state plus log, and its position.
+
+A `Projection` is rebuilt from zero by applying a stream's envelopes in version order.
+It refuses a gap, a repeat or another stream's event with a ValueError, and once an
+event failed to fold it refuses everything after it: a projection that skipped an event
+would diverge quietly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from domain.events import event_from
+from domain.evolve import evolve
+from domain.state import EncounterState
+from projections.log import LogLine, describe
+
+__all__ = ["Projection", "fold"]
+
+
+class Projection:
+    """An encounter's state and log lines, folded from its envelopes. Pure; no I/O."""
+
+    def __init__(self) -> None:
+        self.state = EncounterState()
+        self.lines: list[LogLine] = []
+        self.stream: str | None = None
+        self._broken: str | None = None
+
+    @property
+    def version(self) -> int:
+        """The version of the last envelope applied (0 before the first)."""
+        return self.state.version
+
+    def apply(self, envelope: Mapping[str, Any]) -> None:
+        """Fold the next envelope: it must carry version `self.version + 1`."""
+        if self._broken is not None:
+            raise ValueError(f"the projection stopped at {self._broken}")
+        version = envelope.get("version")
+        if version != self.version + 1:
+            raise ValueError(
+                f"expected version {self.version + 1} of {self.stream or 'the stream'}, "
+                f"got {version!r}"
+            )
+        stream = envelope.get("stream")
+        if self.stream is not None and stream != self.stream:
+            raise ValueError(f"version {version} belongs to {stream!r}, not {self.stream!r}")
+        kind, data = envelope.get("type"), envelope.get("data")
+        try:
+            event = event_from(str(kind), dict(data or {}))
+            line = describe(event, self.state, version)
+            evolve(self.state, event)
+        except (ValueError, TypeError, KeyError) as error:
+            self._broken = f"version {version} ({kind}): {error}"
+            raise ValueError(f"cannot fold version {version} ({kind}): {error}") from error
+        self.stream = str(stream) if stream is not None else None
+        if line is not None:
+            self.lines.append(line)
+
+
+def fold(envelopes: Iterable[Mapping[str, Any]], upto: int | None = None) -> Projection:
+    """A projection of `envelopes` (in version order), stopping after version `upto`."""
+    proj = Projection()
+    for envelope in envelopes:
+        if upto is not None and proj.version >= upto:
+            break
+        proj.apply(envelope)
+    return proj

@@ -1,0 +1,118 @@
+"""The War (domain.campaign): daily recovery and upkeep, mana transfer, Luck per War."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_ranks_support import Table, master, servant
+
+from domain import campaign as war
+from domain.errors import Refused
+
+
+class War:
+    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+        self.events = war.open_war("w1", "Fifth War", settings or {})
+        self.state = war.replay(self.events)
+
+    def do(self, command: war.CampaignCommand) -> list[war.CampaignEvent]:
+        out = war.decide(self.state, command)
+        self.events.extend(out)
+        for e in out:
+            war.evolve(self.state, e)
+        return out
+
+    def enroll(self, name: str, sheet: dict[str, Any], master: str | None = None) -> str:
+        added = self.do(war.Enroll(name=name, sheet=sheet, master=master))[0]
+        assert isinstance(added, war.CharacterEnrolled)
+        return added.character_id
+
+    def pools(self, cid: str) -> dict[str, int]:
+        return self.state.characters[cid].resources
+
+
+def test_RK_27_each_day_restores_50_capped_at_the_maximum() -> None:
+    w = War()
+    m = w.enroll("M", master(hp=5, mana=30))
+    w.do(war.NewDay())
+    assert (w.pools(m)["hp"], w.pools(m)["mana"]) == (55, 60)
+
+
+@pytest.mark.parametrize(("rarity", "cost"), [(1, 5), (2, 10), (3, 15), (4, 20), (5, 25)])
+def test_RK_28_upkeep_by_rarity(rarity: int, cost: int) -> None:
+    w = War()
+    m = w.enroll("M", master(MANA_STAT="EX"))
+    w.enroll("S", servant(rarity=rarity), master=m)
+    paid = [e for e in w.do(war.NewDay()) if isinstance(e, war.UpkeepPaid)]
+    assert [(e.amount, e.rule) for e in paid] == [(cost, "RK-28")]
+    assert w.pools(m)["mana"] == 100 - cost
+
+
+def test_RK_29_a_berserker_costs_10_more() -> None:
+    w = War()
+    m = w.enroll("M", master(MANA_STAT="EX"))
+    w.enroll("S", servant(rarity=3, **{"class": "Berserker"}), master=m)
+    w.do(war.NewDay())
+    assert w.pools(m)["mana"] == 100 - 25
+
+
+def test_RK_AMB_8_recovery_comes_before_upkeep_and_0_mana_sidelines() -> None:
+    w = War()
+    m = w.enroll("M", master(mana=10))
+    w.enroll("S", servant(rarity=3), master=m)
+    w.do(war.NewDay())
+    assert w.pools(m)["mana"] == 60 - 15
+    w = War({"day_start.order": ["upkeep"]})
+    m = w.enroll("M", master(mana=10))
+    w.enroll("S", servant(rarity=3), master=m)
+    out = w.do(war.NewDay())
+    assert w.pools(m)["mana"] == 0
+    assert [(e.character_id, e.rule) for e in out if isinstance(e, war.SidelinedForTheDay)] == [
+        (m, "RK-26")
+    ]
+
+
+def test_RK_30_war_transfer_keeps_one_and_needs_the_bond() -> None:
+    w = War()
+    m = w.enroll("M", master())
+    s = w.enroll("S", servant(mana=10), master=m)
+    other = w.enroll("O", master())
+    w.do(war.TransferMana(giver=m, receiver=s, amount=50))
+    assert (w.pools(m)["mana"], w.pools(s)["mana"]) == (10, 60)
+    with pytest.raises(Refused) as info:
+        w.do(war.TransferMana(giver=s, receiver=m, amount=60))
+    assert info.value.rule == "RK-30"
+    with pytest.raises(Refused) as info:
+        w.do(war.TransferMana(giver=m, receiver=other, amount=1))
+    assert info.value.rule == "RK-30"
+
+
+def test_RK_51_luck_uses_last_the_whole_war_and_reach_the_encounter() -> None:
+    w = War()
+    m = w.enroll("M", master(LCK="B"))
+    w.do(war.SettleCharacter(character_id=m, hp=60, mana=60, luck=1, half_ranks_used=["STR"]))
+    w.do(war.NewDay())
+    char = w.state.characters[m]
+    assert char.resources["luck"] == 1  # not refilled by a new Day
+    assert char.half_ranks_used == []  # RK-8: switches come back each RP
+    t = Table()
+    cid = t.add("M", "a", war.encounter_sheet(w.state, char))
+    assert t.c(cid).resources["luck"] == 1 and t.c(cid).maxima["luck"] == 4
+
+
+def test_RK_25_the_dead_do_not_recover() -> None:
+    w = War()
+    m = w.enroll("M", master())
+    w.do(war.SettleCharacter(character_id=m, hp=0, mana=20, luck=3))
+    w.do(war.NewDay())
+    assert w.pools(m)["hp"] == 0
+
+
+def test_the_war_replays_to_the_same_state() -> None:
+    w = War()
+    m = w.enroll("M", master(mana=10))
+    w.enroll("S", servant(rarity=2, **{"class": "Berserker"}), master=m)
+    w.do(war.NewDay())
+    w.do(war.NewDay())
+    assert war.replay(w.events) == w.state
