@@ -50,7 +50,9 @@ class RollInitiative(Command, tag="roll_initiative", frozen=True, kw_only=True):
 
 
 class StartCombat(Command, tag="start_combat", frozen=True, kw_only=True):
-    """Start round 1 in initiative order (GM)."""
+    """Start round 1 in initiative order (GM), rolling initiative if it was not rolled."""
+
+    dice: Faces | None = None
 
 
 class Act(Command, tag="act", frozen=True, kw_only=True):

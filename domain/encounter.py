@@ -85,7 +85,9 @@ def _controls(ctx: Ctx, actor: str) -> None:
 def _in_fight(ctx: Ctx, actor: str) -> None:
     who = ctx.combatant(actor)
     if who.out is not None:
-        raise Refused("rule_violation", f"{who.name} is out of the fight ({who.out})")
+        raise Refused(
+            "rule_violation", f"{who.name} is out of the fight ({who.out})", who.out_rule
+        )
 
 
 def _no_pending(ctx: Ctx) -> None:
@@ -171,7 +173,7 @@ def _start(ctx: Ctx, c: cmd.StartCombat) -> None:
     if len(ctx.game.active()) < 2:
         raise Refused("rule_violation", "a fight needs at least two combatants")
     if not ctx.game.order or set(ctx.game.order) != set(ctx.game.active()):
-        _initiative(ctx, cmd.RollInitiative())
+        _initiative(ctx, cmd.RollInitiative(dice=c.dice))
     ctx.emit(ev.CombatStarted(order=list(ctx.game.order)))
     next_turn(ctx)
 

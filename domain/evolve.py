@@ -96,6 +96,7 @@ def evolve_game(game: Game, event: ev.Event) -> Game:
             ]
         case ev.CombatantDefeated():
             game.combatants[event.combatant_id].out = event.reason
+            game.combatants[event.combatant_id].out_rule = event.rule
             game.pending = [p for p in game.pending if p.target != event.combatant_id]
         case ev.ResourceChanged():
             game.combatants[event.combatant_id].resources[event.resource] = event.value

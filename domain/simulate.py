@@ -23,8 +23,11 @@ from domain.context import Dice
 from domain.dice import SeededRoller, commitment
 from domain.encounter import decide, open_encounter
 from domain.evolve import evolve, replay
+from domain.rules.d20_na_narrate import narrate
 from domain.rules.d20_na_turns import budget
 from domain.state import EncounterState, Pending
+
+__all__ = ["FightResult", "Hit", "Rate", "Summary", "fight", "narrate", "simulate", "wilson"]
 
 RULESET = "d20-na"
 SIDES = ("a", "b")
@@ -99,6 +102,13 @@ class _Duel:
         self.events.extend(new)
 
 
+class RevealingRoller(SeededRoller):
+    """A server roller that may reveal its seeds when the fight's encounter is closed."""
+
+    def reveal(self, seed_id: str) -> bytes | None:
+        return self._seeds.get(seed_id)
+
+
 def _defense(state: EncounterState, pending: Pending) -> str:
     """NA-39, NA-AMB-28: parry by default; dodge only if the policy setting asks for it."""
     me = state.game.combatants[pending.target]
@@ -120,8 +130,13 @@ def fight(
     encounter_id: str = "00000000-0000-0000-0000-000000000000",
     commitments: Mapping[str, tuple[str, bool]] | None = None,
     max_rounds: int = 200,
+    close: bool = False,
 ) -> FightResult:
-    """One 1v1 melee duel resolved by commands (NA-37); a draw if it outlasts max_rounds."""
+    """One 1v1 melee duel resolved by commands (NA-37); a draw if it outlasts max_rounds.
+
+    With `close`, the encounter is closed at the end, which reveals the seeds of a
+    `RevealingRoller`: the stream can then be audited like any other.
+    """
     opened = open_encounter(
         encounter_id,
         RULESET,
@@ -153,6 +168,8 @@ def fight(
         else:
             break
         game = duel.state.game
+    if close:
+        duel.run(cmd.Close(reason="simulation over"))
     standing = [game.combatants[c].side for c in ids if game.combatants[c].out is None]
     winner = standing[0] if len(standing) == 1 else None
     return FightResult(winner, min(game.round, max_rounds), _hits(duel.events), duel.events)
@@ -194,7 +211,7 @@ def simulate(
     example: FightResult | None = None
     for n in range(fights):
         encounter_id, secret = fight_seed(seed, n)
-        roller = SeededRoller(encounter_id, {"main": secret}, {}, "")
+        roller = RevealingRoller(encounter_id, {"main": secret}, {}, "")
         result = fight(
             a,
             b,
@@ -203,6 +220,7 @@ def simulate(
             names=names,
             encounter_id=encounter_id,
             commitments={"main": (commitment(secret), False)},
+            close=n == 0,  # the example fight is kept whole: closed, seeds revealed
         )
         example = example or result
         if result.winner is None:
@@ -222,113 +240,4 @@ def simulate(
         sd_rounds=spread,
         mean_damage_per_hit=sum(damage) / len(damage) if damage else 0.0,
         example=example,
-    )
-
-
-# --- narration ------------------------------------------------------------------------
-
-_ZONES_FR = {
-    "head": "à la tête", "torso": "au torse", "back": "au dos",
-    "arm_left": "au bras gauche", "arm_right": "au bras droit",
-    "leg_left": "à la jambe gauche", "leg_right": "à la jambe droite",
-    "hand_left": "à la main gauche", "hand_right": "à la main droite",
-    "foot_left": "au pied gauche", "foot_right": "au pied droit",
-}  # fmt: skip
-
-_TEXT = {
-    "en": {
-        "round": "Round {n}",
-        "miss": "{a} attacks {b}: {roll} against {thr}, a miss.",
-        "hit": "{a} attacks {b}: {roll} against {thr}, a hit (margin {m}).",
-        "dodged": "{b} dodges ({roll}, margin {dm}): no damage.",
-        "stopped": "{b} stops the projectile ({roll}, margin {dm}): no damage.",
-        "resisted": "{b} resists ({roll}, margin {dm}).",
-        "parried": "{b} parries ({roll}, margin {dm}) and takes {d} on the {z}.",
-        "failed": "{b} tries to {r} ({roll}) and fails: {d} on the {z}.",
-        "outdone": "{b} tries to {r} ({roll}, margin {dm}); the attack prevails: {d} on the {z}.",
-        "none": "{b} does not defend: {d} on the {z}.",
-        "caught": "{b} is caught by the {act}.",
-        "undefended": "{b} cannot defend: {d} on the {z}.",
-        "pass": "{a} waits.",
-        "down": "{a} is down.",
-        "r_parry": "parry",
-        "r_dodge": "dodge",
-    },
-    "fr": {
-        "round": "Round {n}",
-        "miss": "{a} attaque {b} : {roll} pour {thr}, raté.",
-        "hit": "{a} attaque {b} : {roll} pour {thr}, touché (marge {m}).",
-        "dodged": "{b} esquive ({roll}, marge {dm}) : aucun dégât.",
-        "stopped": "{b} arrête le projectile ({roll}, marge {dm}) : aucun dégât.",
-        "resisted": "{b} résiste ({roll}, marge {dm}).",
-        "parried": "{b} pare ({roll}, marge {dm}) et perd {d} PV {z}.",
-        "failed": "{b} tente de {r} ({roll}) et échoue : {d} PV {z}.",
-        "outdone": "{b} tente de {r} ({roll}, marge {dm}) mais l'attaque prime : {d} PV {z}.",
-        "none": "{b} ne se défend pas : {d} PV {z}.",
-        "caught": "{b} subit l'action ({act}).",
-        "undefended": "{b} ne peut pas se défendre : {d} PV {z}.",
-        "pass": "{a} attend.",
-        "down": "{a} est hors de combat.",
-        "r_parry": "parer",
-        "r_dodge": "esquiver",
-    },
-}
-
-
-def narrate(events: list[ev.Event], lang: str = "en") -> str:
-    """The fight as text, one line per blow, in English or French (NA-38: save as text)."""
-    text = _TEXT[lang]
-    names: dict[str, str] = {}
-    lines: list[str] = []
-    last_attacker = ""
-
-    def zone(z: Any) -> str:
-        return _ZONES_FR.get(str(z), str(z)) if lang == "fr" else str(z).replace("_", " ")
-
-    for e in events:
-        if isinstance(e, ev.CombatantAdded):
-            names[e.combatant_id] = e.name
-        elif isinstance(e, ev.RoundStarted):
-            lines.append(text["round"].format(n=e.round))
-        elif isinstance(e, ev.ActionResolved):
-            lines += _action_lines(e, names, text, zone)
-            last_attacker = e.actor
-        elif isinstance(e, ev.ReactionResolved):
-            lines.append(_reaction_line(e, names, text, zone, last_attacker))
-        elif isinstance(e, ev.CombatantDefeated):
-            lines.append(text["down"].format(a=names[e.combatant_id]))
-    return "\n".join(lines)
-
-
-def _action_lines(
-    e: ev.ActionResolved, names: dict[str, str], text: dict[str, str], zone: Any
-) -> list[str]:
-    d = e.detail
-    if e.action == "pass" or (e.action not in ("attack", "touch", "grapple", "trip") and
-                              "roll" not in d):  # fmt: skip
-        return [text["pass"].format(a=names[e.actor])] if e.action == "pass" else []
-    a, b = names[e.actor], names.get(str(d.get("target")), "?")
-    key = "miss" if e.outcome == "miss" else "hit"
-    out = [text[key].format(a=a, b=b, roll=d["roll"], thr=d["threshold"], m=d.get("margin"))]
-    if "undefended" in d and "zone" in d:
-        out.append(text["undefended"].format(b=b, d=d["damage"], z=zone(d["zone"])))
-    return out
-
-
-def _reaction_line(
-    e: ev.ReactionResolved, names: dict[str, str], text: dict[str, str], zone: Any, _: str
-) -> str:
-    d = e.detail
-    b = names[e.actor]
-    roll, dm = d.get("defense_roll"), d.get("defense_margin")
-    if e.outcome in ("dodged", "stopped", "resisted", "parried"):
-        return text[e.outcome].format(b=b, roll=roll, dm=dm, d=e.damage_taken,
-                                      z=zone(d.get("zone")))  # fmt: skip
-    if "zone" not in d:
-        return text["caught"].format(b=b, act=e.reaction)
-    if e.reaction == "none":
-        return text["none"].format(b=b, d=e.damage_taken, z=zone(d["zone"]))
-    key = "outdone" if d.get("defense_success") else "failed"
-    return text[key].format(
-        b=b, r=text[f"r_{e.reaction}"], roll=roll, dm=dm, d=e.damage_taken, z=zone(d["zone"])
     )

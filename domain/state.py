@@ -46,6 +46,7 @@ class Combatant:
     gm_only: list[str] = field(default_factory=list)
     status: dict[str, Any] = field(default_factory=dict)
     out: str | None = None  # why the combatant is out of the fight, if it is
+    out_rule: str | None = None  # the rule that put it out
 
     def clone(self) -> Combatant:
         return Combatant(
@@ -59,6 +60,7 @@ class Combatant:
             self.gm_only,
             dict(self.status),
             self.out,
+            self.out_rule,
         )
 
 

@@ -4,12 +4,13 @@ The digest is shared/rules/d20-na.md (rule ids NA-n, ambiguities NA-AMB-n); each
 **Proposed** resolution there is a setting below whose default is the proposal. The
 pieces: d20_na_sheet (sheets, NA-19, presets), d20_na_turns (NA-2..NA-5 budgets and
 slots), d20_na_tables (NA-15, NA-21..NA-35 numbers), d20_na_combat and d20_na_resolve
-(attacks, defenses, damage), d20_na_legal (what the UI may offer).
+(attacks, defenses, damage), d20_na_legal (what the UI may offer), d20_na_narrate (a
+fight told in English or French).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from domain import events as ev
@@ -32,17 +33,30 @@ SETTINGS: Mapping[str, Setting] = {
     "differential.attack_prevails": Setting(
         "full_damage", "a parry that loses the differential", "NA-AMB-2",
         ("full_damage", "parry_still_reduces")),
+    "round.budget_half_units": Setting("2*NA+1", "half-actions per round", "NA-AMB-3",
+                                       ("2*NA+1", "2*NA")),
+    "round.reactions_out_of_slot": Setting(True, "defenses are paid at once, out of slot",
+                                           "NA-AMB-3", (True,)),
     "round.allow_pass": Setting(True, "an actor may pass the rest of the round", "NA-AMB-3"),
+    "defense.counter_scope": Setting(
+        "per_round_per_type", "what the 2nd/3rd parry or dodge counts", "NA-AMB-4",
+        ("per_round_per_type", "per_round_shared")),
     "defense.max_per_type": Setting(3, "parries (and dodges) per round", "NA-AMB-4"),
+    "parry.roll_stat": Setting("character_PAR", "what a parry rolls against", "NA-AMB-6",
+                               ("character_PAR", "item_value")),
     "dodge.unskilled_divisor": Setting(2, "HAB divisor without the Dodge skill", "NA-AMB-5"),
     "shield.parry_reroll": Setting(1, "free rerolls of a failed shield parry", "NA-AMB-7"),
     "location.unaimed_malus": Setting(0, "ATT malus of an unaimed blow", "NA-AMB-10"),
+    "location.side_for": Setting("arms,legs", "zones with a left and a right", "NA-AMB-11",
+                                 ("arms,legs",)),
     "range.band_rounding": Setting("floor", "counting range bands", "NA-AMB-15",
                                    ("floor", "ceil")),
     "ranged_parry.requires": Setting(
         "shield_or_approved_object", "what a projectile parry needs", "NA-AMB-19",
         ("shield_or_approved_object", "shield")),
     "damage.floor": Setting(0, "the least damage a hit deals", "NA-AMB-20"),
+    "maneuver.effects": Setting("none", "what touch, grapple, trip do (the GM narrates)",
+                                "NA-AMB-22", ("none",)),
     "init.tie_break": Setting("HAB,roll_d20", "INI ties", "NA-AMB-24",
                               ("HAB,roll_d20", "roll_d20")),
     "crit.on_natural_1": Setting("none", "effect of a natural 1", "NA-AMB-26", ("none",)),
@@ -128,7 +142,7 @@ class D20NA:
 
     def act(self, ctx: Ctx, command: Act) -> None:
         action = command.action
-        refusal = legal_.refusal(ctx.game, command.actor, action, _all(ctx))
+        refusal = legal_.refusal(ctx.game, command.actor, action, _Settings(ctx))
         if refusal is not None:
             raise refusal
         if action in cb.MODES:
@@ -159,8 +173,20 @@ class D20NA:
         return legal_.listing(game, actor, full, [(a, s.rule) for a, s in ACTIONS.items()])
 
 
-def _all(ctx: Ctx) -> dict[str, Any]:
-    return {k: ctx.setting(k) for k in SETTINGS}
+class _Settings(Mapping[str, Any]):
+    """The encounter's settings over the defaults, read lazily (act reads only a few)."""
+
+    def __init__(self, ctx: Ctx) -> None:
+        self.ctx = ctx
+
+    def __getitem__(self, key: str) -> Any:
+        return self.ctx.setting(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SETTINGS)
+
+    def __len__(self) -> int:
+        return len(SETTINGS)
 
 
 def _done(ctx: Ctx, actor: str, action: str, what: str) -> None:

@@ -7,6 +7,7 @@ melee damage; NA-29..NA-36 ranged attacks; NA-AMB-22 maneuvers (touch, grapple, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from domain import events as ev
@@ -54,7 +55,8 @@ def pick_weapon(sheet: dict[str, Any], mode: str, name: Any) -> dict[str, Any] |
     else:
         weapon = next((w for w in sheet["weapons"] if w["kind"] == mode), None)
         if weapon is None:
-            raise Refused("rule_violation", f"no {mode} weapon on the sheet", "NA-29")
+            rule = "NA-35" if mode == "throw" else "NA-29"
+            raise Refused("rule_violation", f"no {mode} weapon on the sheet", rule)
     if mode == "melee" and weapon["kind"] == "shoot":
         raise Refused("rule_violation", "a shooting weapon cannot strike in melee", "NA-31")
     if mode in RANGED and weapon["kind"] != mode:
@@ -144,11 +146,11 @@ def range_malus_of(ctx: Ctx, weapon: dict[str, Any], distance: int) -> int:
 # --- defenses --------------------------------------------------------------------------
 
 
-def can_parry_projectile(ctx_settings: Any, sheet: dict[str, Any]) -> bool:
+def can_parry_projectile(requires: str, sheet: dict[str, Any]) -> bool:
     """NA-32, NA-AMB-19: only with a shield, or a GM-approved object readied before."""
     if sheet["shield"] is not None:
         return True
-    return bool(sheet["cover_object"]) and ctx_settings == "shield_or_approved_object"
+    return bool(sheet["cover_object"]) and requires == "shield_or_approved_object"
 
 
 def defense_options(
@@ -170,12 +172,12 @@ def defense_refusal(
         return Refused("rule_violation", "a ranged attack cannot be dodged", "NA-32")
     if kind == "parry" and ranged and not can_parry_projectile(settings["ranged_parry"], sheet):
         return Refused("rule_violation", "a projectile can only be parried with a shield", "NA-20")
-    used = game.uses(cid, kind)
+    used = game.uses(cid, counter(settings, kind))
     if used >= settings["max_per_type"]:
         return Refused(
-            "limit_reached", f"no more than {used} {kind} attempts per round", "NA-AMB-4"
+            "limit_reached", f"no more than {used} {counter(settings, kind)}s per round", "NA-AMB-4"
         )
-    cost = 1 if used == 0 else 2
+    cost = defense_cost(game, settings, cid, kind)
     left = turns.budget(game, cid)
     if cost > left:
         return Refused(
@@ -186,12 +188,25 @@ def defense_refusal(
     return None
 
 
-def defense_settings(ctx: Ctx) -> dict[str, Any]:
+def defense_settings(get: Callable[[str], Any]) -> dict[str, Any]:
+    """The settings defenses read, from `ctx.setting` or a settings dict's `__getitem__`."""
     return {
-        "ranged_parry": ctx.setting("ranged_parry.requires"),
-        "max_per_type": int(ctx.setting("defense.max_per_type")),
+        "ranged_parry": get("ranged_parry.requires"),
+        "max_per_type": int(get("defense.max_per_type")),
+        "shared": get("defense.counter_scope") == "per_round_shared",
     }
 
 
+def counter(settings: dict[str, Any], kind: str) -> str:
+    """NA-AMB-4: the round counter a defense counts on (per type, or one shared)."""
+    return "defense" if settings["shared"] else kind
+
+
+def defense_cost(game: Game, settings: dict[str, Any], cid: str, kind: str) -> int:
+    """NA-6, NA-7: the first defense is a half-action, the next ones full actions."""
+    return 1 if game.uses(cid, counter(settings, kind)) == 0 else 2
+
+
 def pending_of(game: Game, attacker: str) -> Pending | None:
+    """The hit of `attacker` still waiting for its defender's answer, if any."""
     return next((p for p in game.pending if p.attacker == attacker), None)

@@ -7,11 +7,12 @@ reasons, with the rule id, that a refused command would get.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from domain.errors import Refused
 from domain.rules import d20_na_combat as cb
+from domain.rules import d20_na_tables as t
 from domain.rules import d20_na_turns as turns
 from domain.state import Game
 
@@ -19,8 +20,11 @@ HALF_ACTIONS = ("draw", "disengage", "move", "pick_up", "reload")
 TARGETED = (*cb.MODES, "charge")
 
 
-def refusal(game: Game, actor: str, action: str, s: dict[str, Any]) -> Refused | None:
-    """Why `actor` may not take `action` in its current slot (None: it may)."""
+def refusal(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> Refused | None:
+    """Why `actor` may not take `action` in its current slot (None: it may).
+
+    `s` maps setting keys to values (an encounter's settings over the defaults).
+    """
     me = game.combatants[actor]
     charged = game.uses(actor, turns.SLOT_CHARGE) > 0
     if action in cb.MODES:
@@ -29,7 +33,8 @@ def refusal(game: Game, actor: str, action: str, s: dict[str, Any]) -> Refused |
             return Refused("rule_violation", "the 1v1 resolver is melee only", "NA-37")
         kinds = [w for w in me.sheet["weapons"] if w["kind"] == mode]
         if mode in cb.RANGED and not kinds:
-            return Refused("rule_violation", f"no {mode} weapon on the sheet", "NA-29")
+            rule = "NA-35" if mode == "throw" else "NA-29"
+            return Refused("rule_violation", f"no {mode} weapon on the sheet", rule)
         if mode == "shoot" and not any(cb.loaded(me, w) for w in kinds):
             return Refused("rule_violation", "reload first", "NA-AMB-23")
         if charged and mode != "melee":
@@ -53,6 +58,30 @@ def refusal(game: Game, actor: str, action: str, s: dict[str, Any]) -> Refused |
 COST = {"charge": 1, "pass": 0, **{a: 1 for a in HALF_ACTIONS}}
 
 
+def _targets(game: Game, actor: str, action: str, foes: list[str]) -> list[str]:
+    """Who an action may aim at: after a charge, only the charged target (NA-8)."""
+    if action not in TARGETED:
+        return []
+    charging = game.combatants[actor].status.get("charging")
+    if action == "attack" and game.uses(actor, turns.SLOT_CHARGE) and charging in foes:
+        return [charging]
+    return foes
+
+
+def _choices(sheet: dict[str, Any], action: str, s: dict[str, Any]) -> dict[str, Any]:
+    """The options an action takes: its weapons, aimable zones (NA-24), distance (NA-30)."""
+    mode = cb.MODES.get(action)
+    if mode is None or mode == "maneuver":
+        return {}
+    kinds = ("melee", "throw") if mode == "melee" else (mode,)
+    out: dict[str, Any] = {"weapon": [w["name"] for w in sheet["weapons"] if w["kind"] in kinds]}
+    if s["profile"] != "resolver_1v1":  # NA-39: the resolver does not aim
+        out["aim"] = list(t.AIMABLE)
+    if mode in cb.RANGED:
+        out["distance"] = "metres"
+    return out
+
+
 def listing(
     game: Game, actor: str, s: dict[str, Any], actions: Iterable[tuple[str, str | None]]
 ) -> list[dict[str, Any]]:
@@ -66,7 +95,8 @@ def listing(
     for action, rule in actions:
         why: Refused | None = None
         if not my_turn:
-            why = Refused("not_your_turn", "not your turn")
+            waiting = "waiting for a defense" if game.pending else "not your turn"
+            why = Refused("not_your_turn", waiting if game.actor == actor else "not your turn")
         elif action in TARGETED and not targets:
             why = Refused("rule_violation", "no target")
         else:
@@ -77,16 +107,14 @@ def listing(
                 "enabled": why is None,
                 "reason": why.message if why else "",
                 "rule": why.rule if why and why.rule else rule,
-                "targets": targets if action in TARGETED else [],
+                "targets": _targets(game, actor, action, targets),
                 "cost": COST.get(action, 2),
+                "choices": _choices(me.sheet, action, s),
             }
         )
     pending = next((p for p in game.pending if p.target == actor), None)
     if pending is not None:
-        limits = {
-            "ranged_parry": s["ranged_parry.requires"],
-            "max_per_type": s["defense.max_per_type"],
-        }
+        limits = cb.defense_settings(s.__getitem__)
         detail = pending.detail
         for kind, rule in (("parry", "NA-9"), ("dodge", "NA-10")):
             why = cb.defense_refusal(game, limits, actor, kind, detail)
@@ -98,7 +126,7 @@ def listing(
                     "reason": why.message if why else "",
                     "rule": why.rule if why else rule,
                     "targets": [pending.attacker],
-                    "cost": 1 if game.uses(actor, kind) == 0 else 2,
+                    "cost": cb.defense_cost(game, limits, actor, kind),
                 }
             )
         out.append({"action": "none", "reaction": True, "enabled": True, "reason": "",

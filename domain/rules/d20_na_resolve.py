@@ -98,8 +98,9 @@ def attack(ctx: Ctx, command: Act) -> None:
             if me.sheet["skills"]["ambidextrous"]
             else [ev.Modifier(source="off hand", rule="NA-17", delta=-4)]
         )
+        mods = [*mods, *extra]
         face, margin, ok = cb.test_roll(
-            ctx, me.id, stat, base, [*mods, *extra], f"off-hand reroll on {target.name}", "NA-17"
+            ctx, me.id, stat, base, mods, f"off-hand reroll on {target.name}", "NA-17"
         )
         weapon, hand = off, "off"
     threshold = base + sum(m.delta for m in mods)
@@ -129,7 +130,7 @@ def attack(ctx: Ctx, command: Act) -> None:
         "target": target.id,
         "action": command.action,
     }
-    refusals = cb.defense_options(ctx.game, cb.defense_settings(ctx), target.id, detail)
+    refusals = cb.defense_options(ctx.game, cb.defense_settings(ctx.setting), target.id, detail)
     options = [k for k, why in refusals.items() if why is None]
     hit = f"{me.name} hits {target.name} ({face} vs {threshold}, margin {margin})"
     if options:
@@ -205,7 +206,7 @@ def land(
         armor=t.armor_at(target.sheet["armor"], zone),
         parry_value=parry_value,
         malus=int(d["malus"]),
-        floor=int(ctx.setting("damage.floor")),
+        floor=max(0, int(ctx.setting("damage.floor"))),  # a hit never heals
     )
     rule = "NA-27" if parry_value else DAMAGE_RULE[mode]
     if dmg.total:
@@ -234,21 +235,21 @@ def react(ctx: Ctx, command: React, pending: Pending) -> None:
     defended, ok, info = False, False, {}
     parry_item: dict[str, Any] | None = None
     if kind != "none":
-        why = cb.defense_refusal(ctx.game, cb.defense_settings(ctx), target.id, kind, d)
+        limits = cb.defense_settings(ctx.setting)
+        why = cb.defense_refusal(ctx.game, limits, target.id, kind, d)
         if why is not None:
             raise why
         parry_item = _parry_item(target.sheet, command.options) if kind == "parry" else None
-        used = ctx.game.uses(target.id, kind)
-        cost = 1 if used == 0 else 2
+        cost = cb.defense_cost(ctx.game, limits, target.id, kind)
         turns.pay(ctx, target.id, cost, kind, "NA-7" if cost == 1 else "NA-6")
-        limit = int(ctx.setting("defense.max_per_type"))
-        ctx.use(target.id, kind, "round", limit, "NA-AMB-4", f"their {kind}s")
+        key = cb.counter(limits, kind)
+        ctx.use(target.id, key, "round", limits["max_per_type"], "NA-AMB-4", f"their {key}s")
         face, margin, ok = _defense_roll(ctx, target, kind, ranged, parry_item)
         tie = str(ctx.setting("differential.tie"))
         defended = ok and t.defense_wins(int(d["margin"]), margin, tie)
         info = {"defense_roll": face, "defense_margin": margin, "defense_success": ok}
     parry_value = 0
-    if kind == "parry" and not ranged and parry_item is not None:
+    if kind == "parry" and d["mode"] == "melee" and parry_item is not None:
         still = ok and ctx.setting("differential.attack_prevails") == "parry_still_reduces"
         if defended or still:
             parry_value = int(parry_item["parry"])
@@ -296,16 +297,19 @@ def _defense_roll(
     if kind == "dodge":
         stat, base, rule = "HAB", int(sheet["HAB"]), "NA-10"
         if not sheet["skills"]["dodge"]:
-            half = base // int(ctx.setting("dodge.unskilled_divisor"))
+            half = base // max(1, int(ctx.setting("dodge.unskilled_divisor")))
             mods.append(ev.Modifier(source="no Dodge skill", rule="NA-10", delta=half - base))
     else:
         stat, base, rule = "PAR", int(sheet["PAR"]), "NA-13"
+        if ctx.setting("parry.roll_stat") == "item_value":  # NA-AMB-6 alternative
+            stat, base = "parry value", int(item["parry"]) if item else 0
         if ranged:
             mods.append(ev.Modifier(source="projectile", rule="NA-32", delta=base // 2 - base))
     face, margin, ok = cb.test_roll(ctx, target.id, stat, base, mods, kind, rule)
     shield = sheet["shield"]
     rerolls = int(ctx.setting("shield.parry_reroll"))
-    if not ok and kind == "parry" and shield is not None and item is shield and rerolls:
-        # NA-9, NA-AMB-7: a shield gives one free reroll of a failed parry; it stands.
+    while not ok and kind == "parry" and shield is not None and item is shield and rerolls > 0:
+        # NA-9, NA-AMB-7: a shield gives a free reroll of a failed parry; the last one stands.
         face, margin, ok = cb.test_roll(ctx, target.id, stat, base, mods, "shield reroll", "NA-9")
+        rerolls -= 1
     return face, margin, ok

@@ -7,9 +7,10 @@ NA-5 Slots alternate in INI order; whoever has budget left takes the rest in a r
 NA-AMB-3 A slot is one full action, one or two half-actions, or a charge and its
 attack; reactions are paid out of slot; ending a slot without acting passes the round.
 
-Bookkeeping rides on core events: `budget`, `engaged` and `round_fresh` are statuses;
-per-slot counts are turn-scoped limits (the core clears them when the slot starts) and
-passes and defenses are round-scoped limits (cleared when a round starts).
+Bookkeeping rides on core events: `budget` and `engaged` are statuses; per-slot counts
+are turn-scoped limits (the core clears them when the slot starts); passes and defenses
+are round-scoped limits (cleared when a round starts). Each slot's phase names its round,
+so a slot given in an earlier round shows that the current one has just opened.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from domain.state import Game
 FULL, HALF, CHARGE = "full", "half", "charge"
 SLOT_ACTIONS, SLOT_HALF, SLOT_CHARGE = "slot.actions", "slot.half", "slot.charge"
 PASSED = "passed"
-FRESH = "round_fresh"
 
 
 def budget(game: Game, cid: str) -> int:
@@ -30,9 +30,9 @@ def budget(game: Game, cid: str) -> int:
     return int(game.combatants[cid].status.get("budget", 0))
 
 
-def full_budget(game: Game, cid: str) -> int:
-    """NA-2: 2·NA + 1 half-units."""
-    return 2 * int(game.combatants[cid].sheet["NA"]) + 1
+def full_budget(game: Game, cid: str, half: int = 1) -> int:
+    """NA-2: 2·NA + 1 half-units (`half` = 0 drops the extra half-action)."""
+    return 2 * int(game.combatants[cid].sheet["NA"]) + half
 
 
 def alive(game: Game) -> list[str]:
@@ -44,6 +44,11 @@ def can_take_slot(game: Game, cid: str) -> bool:
     return budget(game, cid) > 0 and game.uses(cid, PASSED) == 0
 
 
+def phase(round_: int) -> str:
+    """The phase a slot is given: its round, so `advance` can tell a round just opened."""
+    return f"round {round_}"
+
+
 def advance(game: Game) -> tuple[bool, str, str] | None:
     """NA-3, NA-4, NA-5: the next slot's owner, or a new round when all are spent."""
     fighters = alive(game)
@@ -51,32 +56,31 @@ def advance(game: Game) -> tuple[bool, str, str] | None:
         return None  # one side left: nobody to fight
     if game.round == 0:
         return True, fighters[0], ""
+    here = phase(game.round)
     candidates = [c for c in fighters if can_take_slot(game, c)]
-    if any(game.combatants[c].status.get(FRESH) for c in game.combatants):
-        # Just after start_round: the round opens with the highest INI (NA-4).
-        return (False, candidates[0], "") if candidates else (True, fighters[0], "")
+    if game.phase != here:
+        # No slot yet in this round (start_round just ran): the top INI opens it (NA-4).
+        return (False, candidates[0], here) if candidates else (True, fighters[0], "")
     last = game.last
     if last in candidates and game.uses(last, SLOT_ACTIONS) == 0:
         candidates.remove(last)  # ended a slot without acting: a pass (NA-AMB-3)
     if not candidates:
         return True, fighters[0], ""
     if last not in fighters:
-        return False, candidates[0], ""
+        return False, candidates[0], here
     idx = fighters.index(last)
     for step in range(1, len(fighters) + 1):
         cand = fighters[(idx + step) % len(fighters)]
         if cand in candidates:
-            return False, cand, ""
+            return False, cand, here
     return True, fighters[0], ""
 
 
 def start_round(ctx: Ctx) -> None:
-    """NA-2: every budget back to 2·NA + 1; the round opens from the top (NA-4)."""
-    active = ctx.game.active()
-    for cid in active:
-        ctx.status(cid, "budget", full_budget(ctx.game, cid), "NA-2")
-    if active:
-        ctx.status(active[0], FRESH, True, "NA-4")
+    """NA-2: every budget back to 2·NA + 1."""
+    half = 1 if ctx.setting("round.budget_half_units") == "2*NA+1" else 0
+    for cid in ctx.game.active():
+        ctx.status(cid, "budget", full_budget(ctx.game, cid, half), "NA-2")
 
 
 def pay(ctx: Ctx, cid: str, cost: int, what: str, rule: str) -> None:
@@ -138,6 +142,8 @@ def slot_over(game: Game, cid: str, kind: str) -> bool:
 
 def record_passes(ctx: Ctx) -> None:
     """NA-AMB-3: a slot ended without any action is a pass for the rest of the round."""
+    if not any(type(e) is ev.TurnEnded for e in ctx.events):
+        return
     events = list(ctx.events)
     for i, event in enumerate(events):
         if not isinstance(event, ev.TurnEnded):
@@ -155,6 +161,3 @@ def record_passes(ctx: Ctx) -> None:
         g = ctx.game
         if g.uses(who.id, SLOT_ACTIONS) == 0 and can_take_slot(g, who.id):
             ctx.emit(ev.LimitUsed(combatant_id=who.id, key=PASSED, scope="round", rule="NA-AMB-3"))
-    for c in list(ctx.game.combatants.values()):
-        if c.status.get(FRESH):
-            ctx.status(c.id, FRESH, None, "NA-4")

@@ -430,6 +430,7 @@ def test_NA_17_two_weapons_reroll_a_failed_attack_at_minus_4_with_the_off_hand()
     rolls = of(events, ev.DieRolled)
     assert [r.check.threshold for r in rolls] == [12, 8]
     assert of(events, ev.ActionResolved)[0].detail["weapon"] == "dagger"
+    assert of(events, ev.ActionResolved)[0].detail["threshold"] == 8
     table.react(b, "none", [15])
     assert table.hp(b) == 100 - (20 + 2 - 5)
 
@@ -726,6 +727,7 @@ def test_NA_43_Milicien_vs_Fangeux_round_1() -> None:
     assert table.actor == m
     events = table.act(m, "attack", f, [9])
     assert of(events, ev.DieRolled)[0].check.margin == 2
+    assert (table.budget(m), table.budget(f)) == (0, 1)  # M: parry ½ + attack 1
     events = table.react(f, "dodge", [6])
     assert of(events, ev.ReactionResolved)[0].outcome == "dodged"
     # each used one full action and one half-action: 1.5 = NA 1 + ½; round 2 begins
@@ -771,14 +773,10 @@ def test_NA_46_crossbow_damage_is_26() -> None:
     assert of(events, ev.ActionResolved)[0].detail["damage"] == 26 and table.hp(f) == 44
 
 
-@pytest.mark.parametrize(("fangeux", "faces", "expected"),
-                         [({}, [13, 3, 3], 20), ({"STR": 10}, [13, 3, 3], 20)])  # fmt: skip
-def test_NA_AMB_14_companion_value_with_the_sheet_FOR_10_is_20(
-    fangeux: dict[str, Any], faces: list[int], expected: int
-) -> None:
-    table, m, f = milicien_fangeux(fangeux=fangeux)
+def test_NA_AMB_14_companion_value_with_the_sheet_FOR_10_is_20() -> None:
+    table, m, f = milicien_fangeux()
     table.act(f, "attack", m, [9])
-    assert of(table.react(m, "parry", faces), ev.ReactionResolved)[0].damage_taken == expected
+    assert of(table.react(m, "parry", [13, 3, 3]), ev.ReactionResolved)[0].damage_taken == 20
 
 
 def test_NA_AMB_14_companion_value_parried_with_FOR_10_is_15() -> None:
@@ -940,3 +938,31 @@ def test_bad_sheets_are_invalid(bad: dict[str, Any]) -> None:
     with pytest.raises(Refused) as e:
         Table().add("x", "a", **bad)
     assert e.value.code == "invalid"
+
+
+# --- the alternatives of the Proposed defaults -----------------------------------------------
+
+
+def test_NA_AMB_3_the_budget_setting_can_drop_the_extra_half_action() -> None:
+    table, a, _ = duel({"round.budget_half_units": "2*NA"}, a={"NA": 2})
+    assert table.budget(a) == 4
+
+
+def test_NA_AMB_4_a_shared_counter_makes_a_dodge_after_a_parry_a_full_action() -> None:
+    table, a, b = duel({"defense.counter_scope": "per_round_shared"}, a={"NA": 2}, b={"NA": 2})
+    table.act(a, "attack", b, [5])
+    table.react(b, "parry", [20, 15])
+    table.end(b)
+    events = table.act(a, "attack", b, [5])
+    listed = {x["action"]: x for x in RULES.legal(table.state.game, b, {
+        "defense.counter_scope": "per_round_shared"}) if x.get("reaction")}  # fmt: skip
+    assert listed["dodge"]["cost"] == 2 and of(events, ev.ReactionAwaited)
+    table.react(b, "dodge", [20, 15])
+    assert table.budget(b) == 5 - 1 - 2
+
+
+def test_NA_AMB_6_the_item_value_setting_rolls_the_parry_on_the_weapon_value() -> None:
+    table, a, b = duel({"parry.roll_stat": "item_value"})
+    table.act(a, "attack", b, [10])
+    check = of(table.react(b, "parry", [3, 15]), ev.DieRolled)[0].check
+    assert (check.stat, check.threshold) == ("parry value", 6)

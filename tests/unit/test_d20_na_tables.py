@@ -91,6 +91,8 @@ def test_NA_15_NA_AMB_2_differential(attack: int, defense: int, tie: str, wins: 
         ("short bow at 40 m: TIR malus", t.range_malus(40, 2, 15), 4),
         ("short bow at 40 m: damage malus", -2 * t.range_malus(40, 2, 15), -8),
         ("crossbow at 40 m: one band", t.range_malus(40, 2, 30), 2),
+        ("charge with ATT 12 hits on 14", int(t.succeeds(14, 12 + 2)), 1),
+        ("charge with ATT 12 misses on 15", int(t.succeeds(15, 12 + 2)), 0),
     ],
 )
 def test_NA_48_derived_vectors(what: str, got: int, expected: int) -> None:

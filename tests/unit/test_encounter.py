@@ -199,7 +199,8 @@ def test_a_down_combatant_cannot_act() -> None:
     assert state.game.actor == "c2"
     run(state, c.EndTurn(actor="c2"))
     assert state.game.actor == "c2"
-    assert refused(state, c.Act(actor="c1", action="second_wind")).code == "rule_violation"
+    error = refused(state, c.Act(actor="c1", action="second_wind"))
+    assert (error.code, error.rule) == ("rule_violation", "PD-5")
 
 
 def test_undo_reverts_the_last_step_but_keeps_the_dice_spent() -> None:

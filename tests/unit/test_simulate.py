@@ -7,9 +7,12 @@ from typing import Any
 import pytest
 
 from domain import events as ev
+from domain.chain import GENESIS, link
 from domain.dice import FixedRoller
+from domain.events import event_data
 from domain.evolve import replay
 from domain.simulate import fight, narrate, simulate, wilson
+from domain.verify import verify
 
 SWORD = {"name": "sword", "dmg": 5, "parry": 6}
 
@@ -115,3 +118,56 @@ def test_NA_38_a_fight_is_narrated_in_english_and_french() -> None:
     french = narrate(result.events, "fr")
     assert "Fangeux tente de parer (20) et échoue : 20 PV au torse." in french
     assert french.splitlines()[-1] == "Fangeux est hors de combat."
+
+
+def test_NA_38_the_example_fight_is_a_closed_stream_the_verifier_accepts() -> None:
+    summary = simulate("milicien", "fangeux", 2, seed="audit")
+    assert summary.example is not None
+    events = summary.example.events
+    assert isinstance(events[-1], ev.SeedRevealed)
+    opened = events[0]
+    assert isinstance(opened, ev.EncounterOpened)
+    envelopes = []
+    prev = GENESIS
+    for version, event in enumerate(events, start=1):
+        kind, data = event_data(event)
+        envelope: dict[str, Any] = {
+            "stream": f"encounter-{opened.encounter_id}",
+            "version": version,
+            "type": kind,
+            "data": data,
+            "meta": {"command_id": str(version), "actor": "gm", "rules_version": "1"},
+            "prev_hash": prev,
+        }
+        envelope["hash"] = prev = link(prev, envelope)
+        envelopes.append(envelope)
+    report = verify(envelopes)
+    assert report["chain"] and report["dice"], report
+    assert report["unrevealed"] == 0
+    assert report["rolls_checked"] == sum(isinstance(e, ev.DieRolled) for e in events)
+
+
+def test_narration_tells_half_actions_shots_and_stopped_projectiles() -> None:
+    def added(cid: str, name: str) -> ev.CombatantAdded:
+        return ev.CombatantAdded(combatant_id=cid, name=name, side=cid, sheet={}, resources={})
+
+    shot = {"roll": 3, "threshold": 8, "margin": 5, "target": "c2"}
+    events: list[ev.Event] = [
+        added("c1", "Archer"),
+        added("c2", "Knight"),
+        ev.ActionResolved(actor="c1", action="move", outcome="done", summary=""),
+        ev.ActionResolved(actor="c1", action="shoot", outcome="hit", summary="", detail=shot),
+        ev.ReactionResolved(pending_id=1, actor="c2", reaction="parry", outcome="stopped",
+                            damage_taken=0, summary="",
+                            detail={"defense_roll": 1, "defense_margin": 3}),
+    ]  # fmt: skip
+    assert narrate(events).splitlines() == [
+        "Archer moves.",
+        "Archer shoots at Knight: 3 against 8, a hit (margin 5).",
+        "Knight stops the projectile (1, margin 3): no damage.",
+    ]
+    assert narrate(events, "fr").splitlines()[1] == (
+        "Archer tire sur Knight : 3 pour 8, touché (marge 5)."
+    )
+    with pytest.raises(ValueError):
+        narrate(events, "de")

@@ -1,0 +1,275 @@
+-- Fracas event store (PostgreSQL 14 or later).
+--
+-- Sections in install order. Every statement is idempotent, so the server runs this
+-- whole file at every start. Run it in ONE transaction (server/db.py does;
+-- by hand: psql -1 -f schema.sql): the advisory lock below then serialises two
+-- processes starting at once on the same database.
+
+SELECT pg_advisory_xact_lock(hashtext('fracas:schema'));
+SET LOCAL client_min_messages = warning;  -- no "already exists, skipping" at every start
+
+
+-- ---------------------------------------------------------------------------
+-- Table: events
+--
+-- Invariants:
+--   * version is gapless per stream and starts at 1 (UNIQUE (stream, version), and
+--     fracas_append only writes current_version + 1, ...).
+--   * position is global. A reader of read_all never skips an event committed
+--     before one it has already seen (see "Ordering for tailing readers" below).
+--   * hash = sha256(prev_hash bytes + canonical envelope), computed by the server
+--     (domain/chain.py); prev_hash of version 1 is 64 zeros. The chain makes any
+--     later change of a row detectable.
+--   * rows are never updated or deleted (trigger below; the app role has no grant).
+--   * xact_id is a transaction-id horizon used only by tailing readers: once every
+--     transaction below it has finished, no lower position can still appear.
+-- ---------------------------------------------------------------------------
+
+CREATE TABLE IF NOT EXISTS events (
+  position    bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  stream      text        NOT NULL CHECK (stream <> ''),
+  version     bigint      NOT NULL CHECK (version >= 1),
+  type        text        NOT NULL CHECK (type ~ '^[a-z][a-z0-9_]*$'),  -- snake_case tags
+  data        jsonb       NOT NULL CHECK (jsonb_typeof(data) = 'object'),
+  meta        jsonb       NOT NULL CHECK (jsonb_typeof(meta) = 'object'),
+  recorded_at timestamptz NOT NULL,
+  prev_hash   text        NOT NULL CHECK (prev_hash ~ '^[0-9a-f]{64}$'),
+  hash        text        NOT NULL CHECK (hash ~ '^[0-9a-f]{64}$'),
+  xact_id     xid8        NOT NULL DEFAULT pg_current_xact_id(),  -- set by fracas_append
+  CONSTRAINT events_stream_version_key UNIQUE (stream, version)
+);
+
+-- Reading a stream uses the (stream, version) unique index. Reading everything
+-- after a position uses the primary key's index on position: no extra index needed.
+
+COMMENT ON TABLE events IS
+  'Append-only event log. Version gapless per stream; position global; hash-chained per stream.';
+
+
+-- ---------------------------------------------------------------------------
+-- Append-only, in the database itself
+--
+-- UPDATE and DELETE are refused row by row, TRUNCATE per statement. Even the table
+-- owner is refused; only a superuser who disables the trigger on purpose can change
+-- a row, and the hash chain then shows it.
+-- ---------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION fracas_events_append_only() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'fracas: events are append-only, % refused', TG_OP
+    USING HINT = 'Append compensating events instead.';
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER events_append_only_rows
+  BEFORE UPDATE OR DELETE ON events
+  FOR EACH ROW EXECUTE FUNCTION fracas_events_append_only();
+
+CREATE OR REPLACE TRIGGER events_append_only_truncate
+  BEFORE TRUNCATE ON events
+  FOR EACH STATEMENT EXECUTE FUNCTION fracas_events_append_only();
+
+
+-- ---------------------------------------------------------------------------
+-- Ordering for tailing readers
+--
+-- Positions come from a sequence, taken when a row is inserted, not when it
+-- commits: transaction A may take position 10, B position 11, and B commit first.
+-- A reader that saw 11 and checkpointed it would skip 10 forever.
+--
+-- So read_all returns only rows with  xact_id < pg_snapshot_xmin(pg_current_snapshot()):
+-- every transaction id below the snapshot's xmin has finished. For that to cover
+-- every LOWER POSITION too, fracas_append takes its positions inside a tiny critical
+-- section (a session advisory lock held for microseconds, released before the
+-- insert, the index checks and the commit), and stores as xact_id not just its own
+-- transaction id but the highest id of any writer that went through the section
+-- before it (kept in the sequence events_xact_mark, which is not transactional).
+-- A row is thus shown only once every writer that may hold a lower position has
+-- finished, whenever the writers got their transaction ids (an append may follow
+-- other writes in its transaction).
+--
+-- Why not simply a global lock held to commit (LOCK TABLE / pg_advisory_xact_lock)?
+-- It would serialise every append, index updates and WAL flush included, so writers
+-- of different streams would wait on each other. Here they wait only for the
+-- critical section. The price: a long transaction anywhere in the cluster holds the
+-- xmin back and delays (never loses) what tailing readers see; and every insert into
+-- events must go through fracas_append. bench/RESULTS.md measures both.
+-- ---------------------------------------------------------------------------
+
+CREATE SEQUENCE IF NOT EXISTS events_xact_mark AS bigint MINVALUE 0 START WITH 0;
+
+
+-- ---------------------------------------------------------------------------
+-- Function: fracas_append
+--
+-- Appends a batch of events to one stream, in one statement, if and only if
+-- the stream is at p_expected and its last hash is p_prev_hash (64 zeros when
+-- p_expected = 0). p_events is a JSON array of
+--   {type, data, meta, recorded_at, prev_hash, hash}
+-- with hashes computed by the server; the batch must chain from p_prev_hash.
+--
+-- Returns the stream's new version and the positions given to the events.
+-- Errors:
+--   serialization_failure (40001), message 'fracas_conflict: ...', DETAIL = the
+--     stream's actual version: p_expected or p_prev_hash is stale.
+--   unique_violation on events_stream_version_key: a concurrent append won the race.
+--   check_violation (23514), 'fracas_bad_chain': the batch does not chain.
+-- Wakes listeners with NOTIFY fracas_events, payload '<stream>:<new version>'.
+-- ---------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION fracas_append(
+  p_stream     text,
+  p_expected   bigint,
+  p_prev_hash  text,
+  p_events     jsonb,
+  OUT new_version bigint,
+  OUT positions   bigint[]
+)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_count   integer := jsonb_array_length(p_events);
+  v_version bigint;
+  v_hash    text;
+  v_mark    bigint;
+  v_done    text;  -- receives void results: see "Assignments" below
+BEGIN
+  IF v_count = 0 THEN
+    RAISE EXCEPTION 'fracas_append: no events' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+
+  SELECT e.version, e.hash INTO v_version, v_hash
+    FROM events e
+   WHERE e.stream = p_stream
+   ORDER BY e.version DESC
+   LIMIT 1;
+  v_version := coalesce(v_version, 0);
+  v_hash := coalesce(v_hash, repeat('0', 64));
+
+  IF v_version <> p_expected THEN
+    RAISE EXCEPTION 'fracas_conflict: stream % is at version %, not %', p_stream, v_version, p_expected
+      USING ERRCODE = 'serialization_failure', DETAIL = v_version::text;
+  END IF;
+  IF v_hash <> p_prev_hash THEN
+    RAISE EXCEPTION 'fracas_conflict: stream % version % has another hash', p_stream, v_version
+      USING ERRCODE = 'serialization_failure', DETAIL = v_version::text;
+  END IF;
+
+  -- The batch must chain from the stored head. (One query, and only for batches:
+  -- most appends carry a single event.)
+  IF p_events -> 0 ->> 'prev_hash' IS DISTINCT FROM p_prev_hash
+     OR v_count > 1 AND EXISTS (
+       SELECT 1
+         FROM jsonb_array_elements(p_events) WITH ORDINALITY AS e(value, ord)
+         JOIN jsonb_array_elements(p_events) WITH ORDINALITY AS p(value, ord)
+           ON p.ord = e.ord - 1
+        WHERE e.value ->> 'prev_hash' IS DISTINCT FROM p.value ->> 'hash')
+  THEN
+    RAISE EXCEPTION 'fracas_bad_chain: the events of stream % do not chain', p_stream
+      USING ERRCODE = 'check_violation';
+  END IF;
+
+  -- Critical section (see "Ordering for tailing readers"). Nothing in here waits on
+  -- another transaction, so it lasts microseconds. The lock is session-level (it must
+  -- not last until commit), so an error or a cancel in here must release it.
+  -- Assignments (v_done := ...) rather than PERFORM: PL/pgSQL evaluates a simple
+  -- expression without planning a query, some 18 us less per append (bench/store.py).
+  v_done := pg_advisory_lock(7046012301);  -- 'fracas:position'
+  BEGIN
+    SELECT setval('events_xact_mark', greatest(pg_current_xact_id()::text::bigint, last_value))
+      INTO v_mark
+      FROM events_xact_mark;
+    IF v_count = 1 THEN
+      positions := ARRAY[nextval('events_position_seq')];
+    ELSE
+      positions := ARRAY(SELECT nextval('events_position_seq') FROM generate_series(1, v_count));
+    END IF;
+    v_done := pg_advisory_unlock(7046012301);
+  EXCEPTION WHEN OTHERS OR query_canceled THEN
+    PERFORM pg_advisory_unlock(7046012301);
+    RAISE;
+  END;
+
+  INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash, hash,
+                      xact_id)
+  OVERRIDING SYSTEM VALUE
+  SELECT positions[e.ord], p_stream, p_expected + e.ord,
+         e.type, e.data, e.meta, e.recorded_at, e.prev_hash, e.hash, v_mark::text::xid8
+    FROM ROWS FROM (jsonb_to_recordset(p_events) AS (type text, data jsonb, meta jsonb,
+                    recorded_at timestamptz, prev_hash text, hash text))
+         WITH ORDINALITY AS e(type, data, meta, recorded_at, prev_hash, hash, ord);
+
+  new_version := p_expected + v_count;
+  v_done := pg_notify('fracas_events', p_stream || ':' || new_version);
+END;
+$$;
+
+
+-- ---------------------------------------------------------------------------
+-- Side tables (mutable state that is not history)
+-- ---------------------------------------------------------------------------
+
+-- The first answer to a command sent with an Idempotency-Key, per stream.
+CREATE TABLE IF NOT EXISTS idempotency (
+  stream     text        NOT NULL,
+  key        text        NOT NULL,
+  answer     jsonb       NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (stream, key)
+);
+
+-- Bearer tokens, stored as hashes only.
+CREATE TABLE IF NOT EXISTS tokens (
+  token_hash text        PRIMARY KEY,
+  encounter  uuid        NOT NULL,
+  role       text        NOT NULL CHECK (role IN ('gm', 'player', 'spectator')),
+  combatants text[]      NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- Dice seeds stay out of the events until they are revealed.
+CREATE TABLE IF NOT EXISTS dice_seeds (
+  encounter uuid    NOT NULL,
+  seed_id   text    NOT NULL,
+  seed      bytea   NOT NULL,
+  revealed  boolean NOT NULL DEFAULT false,
+  PRIMARY KEY (encounter, seed_id)
+);
+
+
+-- ---------------------------------------------------------------------------
+-- Privileges
+--
+-- fracas_app is the server's role (NOLOGIN: a login role is granted it, or a
+-- superuser does SET ROLE). On events it may only read and insert; it may not
+-- update, delete or truncate even with the trigger gone. Roles are cluster-wide,
+-- so two databases installing at once may race to create it: that is tolerated.
+-- A login without CREATEROLE skips the role with a warning and grants nothing.
+-- ---------------------------------------------------------------------------
+
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'fracas_app') THEN
+    BEGIN
+      CREATE ROLE fracas_app NOLOGIN;
+    EXCEPTION
+      WHEN duplicate_object OR unique_violation THEN NULL;
+      WHEN insufficient_privilege THEN
+        RAISE WARNING 'fracas: role fracas_app not created (%), grants skipped', SQLERRM;
+        RETURN;
+    END;
+  END IF;
+
+  REVOKE ALL ON events FROM PUBLIC, fracas_app;
+  GRANT SELECT, INSERT ON events TO fracas_app;
+  GRANT USAGE ON SEQUENCE events_position_seq TO fracas_app;
+  REVOKE ALL ON SEQUENCE events_xact_mark FROM PUBLIC, fracas_app;
+  GRANT SELECT, UPDATE ON SEQUENCE events_xact_mark TO fracas_app;
+
+  REVOKE ALL ON FUNCTION fracas_append(text, bigint, text, jsonb) FROM PUBLIC;
+  GRANT EXECUTE ON FUNCTION fracas_append(text, bigint, text, jsonb) TO fracas_app;
+
+  REVOKE ALL ON idempotency, tokens, dice_seeds FROM PUBLIC, fracas_app;
+  GRANT SELECT, INSERT, UPDATE ON idempotency, tokens, dice_seeds TO fracas_app;
+END;
+$$;

@@ -1,0 +1,378 @@
+"""The starlette app: explicit routes, resources opened in the lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from domain import commands as cmd
+from domain import events as ev
+from domain.errors import Refused
+from domain.rules import REGISTRY
+from domain.state import SPECTATOR, Principal
+from domain.verify import verify
+from projections import audit as auditing
+from projections import export as exporting
+from projections.board import board
+from projections.filter import filter_events, secret_resources
+from server import db
+from server.errors import (
+    HTTPError,
+    json_response,
+    on_http_error,
+    on_refused,
+    on_starlette_http,
+    on_validation,
+)
+from server.hub import Hub, Watcher
+from server.metrics import Metrics
+from server.service import EncounterService, parse_id, stream_of
+from server.store import PostgresEventStore
+
+MAX_BODY = 1 << 20
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+class CreateEncounter(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Body of POST /api/encounters."""
+
+    ruleset: str
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=120)]
+    settings: dict[str, Any] = {}
+    campaign: str | None = None
+
+
+async def body_of(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+        raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def service(request: Request | WebSocket) -> EncounterService:
+    svc: EncounterService = request.app.state.service
+    return svc
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return None
+
+
+async def caller(request: Request, encounter_id: str, required: bool = True) -> Principal:
+    token = bearer(request)
+    if token is None:
+        if required:
+            raise HTTPError(401, "unauthorized", "send Authorization: Bearer <token>")
+        return SPECTATOR
+    who = await service(request).principal(encounter_id, token)
+    if who is None:
+        raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
+    return who
+
+
+def view_role(who: Principal) -> str:
+    return "gm" if who.role == "gm" else "public"
+
+
+def int_param(request: Request, name: str, default: int | None) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError as e:
+        raise HTTPError(400, "invalid", f"{name} must be a whole number") from e
+    if value < 0:
+        raise HTTPError(400, "invalid", f"{name} must not be negative")
+    return value
+
+
+# --- routes --------------------------------------------------------------------------
+
+
+async def create(request: Request) -> Response:
+    body = msgspec.json.decode(await body_of(request), type=CreateEncounter)
+    answer = await service(request).create(body.ruleset, body.name, body.settings, body.campaign)
+    return json_response(answer, 201)
+
+
+async def get_board(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    who = await caller(request, eid, required=False)
+    at = int_param(request, "at", None)
+    svc = service(request)
+    proj = await svc.at(eid, at) if at is not None else await svc.load(eid)
+    return json_response(board(proj, view_role(who)))
+
+
+async def post_command(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    raw = await body_of(request)
+    who = await caller(request, eid)
+    command = cmd.decode_command(raw)
+    key = request.headers.get("idempotency-key")
+    if key is not None and not 1 <= len(key) <= 200:
+        raise HTTPError(400, "invalid", "Idempotency-Key must be 1 to 200 characters")
+    return json_response(await service(request).execute(eid, command, who, key))
+
+
+async def get_events(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    who = await caller(request, eid)
+    after = int_param(request, "after", 0) or 0
+    limit = min(int_param(request, "limit", 1000) or 1000, 10_000)
+    svc = service(request)
+    proj = await svc.load(eid)
+    envs = await svc.envelopes(eid, after=after, upto=after + limit)
+    shown = filter_events(
+        envs, view_role(who), secret_resources(proj.state), proj.state.ledger.hidden_rolls
+    )
+    return json_response({"version": proj.version, "events": shown})
+
+
+async def get_roll(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    who = await caller(request, eid, required=False)
+    try:
+        seq = int(request.path_params["n"])
+    except ValueError as e:
+        raise HTTPError(400, "invalid", "a roll number is a whole number") from e
+    record = auditing.audit(await service(request).envelopes(eid), seq, view_role(who))
+    if record is None:
+        raise HTTPError(404, "not_found", f"no roll {seq} in this encounter")
+    return json_response(record)
+
+
+async def get_verify(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    envs = await service(request).envelopes(eid)
+    if not envs:
+        raise HTTPError(404, "not_found", f"no encounter {eid}")
+    report = verify(envs, eid)
+    return json_response({k: report[k] for k in report})  # type: ignore[literal-required]
+
+
+async def get_export(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    who = await caller(request, eid, required=False)
+    fmt = request.query_params.get("format", "json")
+    svc = service(request)
+    envs = await svc.envelopes(eid)
+    if not envs:
+        raise HTTPError(404, "not_found", f"no encounter {eid}")
+    role = view_role(who)
+    if fmt == "json":
+        closed = any(e["type"] == "encounter_closed" for e in envs)
+        if role != "gm" and not closed:
+            raise HTTPError(
+                403, "forbidden", "the audit bundle is public once the encounter closes"
+            )
+        return json_response(exporting.bundle(eid, envs))
+    writers = {"markdown": exporting.markdown, "bbcode": exporting.bbcode, "text": exporting.text}
+    if fmt not in writers:
+        raise HTTPError(400, "invalid", "format is one of json, markdown, bbcode, text")
+    return PlainTextResponse(writers[fmt](envs, role))
+
+
+async def rulesets(request: Request) -> Response:
+    out = []
+    for rid, rules in REGISTRY.items():
+        out.append(
+            {
+                "id": rid,
+                "name": rules.name,
+                "version": rules.version,
+                "settings": {
+                    k: {
+                        "default": s.default,
+                        "description": s.description,
+                        "rule": s.rule,
+                        "choices": list(s.choices),
+                    }
+                    for k, s in rules.settings.items()
+                },
+                "actions": {
+                    k: {
+                        "label": a.label,
+                        "label_fr": a.label_fr,
+                        "free": a.free,
+                        "needs_target": a.needs_target,
+                        "ranked": a.ranked,
+                        "rule": a.rule,
+                    }
+                    for k, a in rules.actions.items()
+                },
+                "reactions": {
+                    k: {"label": a.label, "label_fr": a.label_fr, "rule": a.rule}
+                    for k, a in rules.reactions.items()
+                },
+                "presets": {k: dict(v) for k, v in rules.presets.items()},
+            }
+        )
+    return json_response(out)
+
+
+async def schema(request: Request) -> Response:
+    (commands, events_, ws), components = msgspec.json.schema_components(
+        [cmd.AnyCommand, ev.AnyEvent, WsMessage], ref_template="#/$defs/{name}"
+    )
+    return json_response(
+        {"commands": commands, "events": events_, "websocket_client": ws, "$defs": components}
+    )
+
+
+async def healthz(request: Request) -> Response:
+    try:
+        await request.app.state.pool.fetchval("SELECT 1")
+    except Exception as e:  # any database failure means not healthy
+        return json_response({"status": "down", "database": str(e)}, 503)
+    return json_response({"status": "ok", "database": "ok"})
+
+
+async def metrics(request: Request) -> Response:
+    return PlainTextResponse(
+        request.app.state.metrics.render(), media_type="text/plain; version=0.0.4"
+    )
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html")
+
+
+# --- websocket -----------------------------------------------------------------------
+
+
+class WsMessage(msgspec.Struct, tag_field="type", tag="ping", forbid_unknown_fields=True):
+    """What a client may send on the websocket: a ping (answered with a pong)."""
+
+
+_ws_decoder = msgspec.json.Decoder(WsMessage)
+
+
+async def ws_encounter(websocket: WebSocket) -> None:
+    try:
+        eid = parse_id(websocket.path_params["id"])
+    except Refused:
+        await websocket.close(code=4404)
+        return
+    svc = service(websocket)
+    token = websocket.query_params.get("token")
+    who = await svc.principal(eid, token) if token else SPECTATOR
+    raw_after = websocket.query_params.get("after")
+    if who is None or (raw_after is not None and not raw_after.isdigit()):
+        await websocket.close(code=4401 if who is None else 4400)
+        return
+    try:
+        await svc.load(eid)
+    except Refused:
+        await websocket.close(code=4404)
+        return
+    await websocket.accept()
+    hub: Hub = websocket.app.state.hub
+    stream = stream_of(eid)
+    watcher = Watcher(websocket, view_role(who))
+    await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
+
+    async def pump() -> None:
+        while True:
+            text = await watcher.queue.get()
+            if text is None:
+                await websocket.close(code=1013 if watcher.dropped else 1001)
+                return
+            await websocket.send_text(text)
+
+    sender = asyncio.create_task(pump())
+    try:
+        while True:
+            incoming = await websocket.receive_text()
+            try:
+                _ws_decoder.decode(incoming)
+                reply: dict[str, Any] = {"type": "pong"}
+            except (msgspec.DecodeError, msgspec.ValidationError) as e:
+                reply = {"type": "error", "error": {"code": "invalid", "message": str(e)}}
+            if not watcher.queue.full():
+                watcher.queue.put_nowait(json.dumps(reply))
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        sender.cancel()
+        hub.leave(stream, watcher)
+
+
+# --- the app -------------------------------------------------------------------------
+
+
+def create_app(database_url: str | None = None, home: Path | None = None) -> Starlette:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        url, stop = db.resolve_database_url(database_url, home)
+        pool = await db.create_pool(url)
+        try:
+            await db.apply_schema(pool)
+            store = PostgresEventStore(pool, notify_dsn=url)
+            app.state.pool = pool
+            app.state.metrics = Metrics()
+            app.state.service = EncounterService(pool, store, app.state.metrics)
+            app.state.hub = Hub(store, app.state.metrics)
+            app.state.hub.start()
+            yield
+            await app.state.hub.stop()
+        finally:
+            await pool.close()
+            if stop is not None:
+                stop()
+
+    routes = [
+        Route("/", index),
+        Route("/e/{id}", index),
+        Route("/api/encounters", create, methods=["POST"]),
+        Route("/api/encounters/{id}", get_board),
+        Route("/api/encounters/{id}/commands", post_command, methods=["POST"]),
+        Route("/api/encounters/{id}/events", get_events),
+        Route("/api/encounters/{id}/rolls/{n}", get_roll),
+        Route("/api/encounters/{id}/verify", get_verify),
+        Route("/api/encounters/{id}/export", get_export),
+        Route("/api/rulesets", rulesets),
+        Route("/api/schema", schema),
+        Route("/healthz", healthz),
+        Route("/metrics", metrics),
+        WebSocketRoute("/ws/encounters/{id}", ws_encounter),
+        Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
+    ]
+    handlers: dict[Any, Any] = {
+        HTTPError: on_http_error,
+        Refused: on_refused,
+        msgspec.ValidationError: on_validation,
+        msgspec.DecodeError: on_validation,
+        HTTPException: on_starlette_http,
+    }
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+
+
+def app_from_env() -> Starlette:
+    """For `uvicorn server.app:app_from_env --factory`."""
+    return create_app(os.environ.get("DATABASE_URL"))

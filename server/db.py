@@ -1,0 +1,67 @@
+"""Where the database is, its schema, and the connection pool."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema.sql"
+APP_ROLE = "fracas_app"
+
+
+def resolve_database_url(
+    flag: str | None, home: Path | None = None
+) -> tuple[str, Callable[[], None] | None]:
+    """The --database-url flag, else $DATABASE_URL, else the embedded PostgreSQL.
+
+    Returns the URL and, for the embedded server only, a callable that stops it.
+    Starting the embedded server blocks for seconds: call this before serving, or
+    via asyncio.to_thread.
+    """
+    if flag:
+        return flag, None
+    from_env = os.environ.get("DATABASE_URL")
+    if from_env:
+        return from_env, None
+    from server.embedded import start_embedded
+
+    return start_embedded(home)
+
+
+async def apply_schema(target: asyncpg.Pool[Any] | asyncpg.Connection[Any]) -> None:
+    """Run schema.sql in one transaction (idempotent; safe from two processes at once)."""
+    sql = SCHEMA_PATH.read_text(encoding="utf-8")
+    if isinstance(target, asyncpg.Pool):
+        async with target.acquire() as conn, conn.transaction():
+            await conn.execute(sql)
+    else:
+        async with target.transaction():
+            await target.execute(sql)
+
+
+async def create_pool(
+    url: str, *, role: str | None = None, min_size: int = 2, max_size: int = 10
+) -> asyncpg.Pool[Any]:
+    """A connection pool; with `role` (e.g. APP_ROLE) every connection acts as that role.
+
+    The role is set at connection start, so the pool's reset (RESET ALL) keeps it.
+    """
+    settings = {"role": role} if role else None
+    return await asyncpg.create_pool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        server_settings=settings,
+        max_inactive_connection_lifetime=300,
+    )
+
+
+def url_with_database(url: str, database: str) -> str:
+    """The same server URL pointing at another database."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + database))

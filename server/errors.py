@@ -1,0 +1,58 @@
+"""One place where failures become HTTP answers: {"error": {"code", "message", "rule"?}}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from domain.errors import Refused
+
+
+class HTTPError(Exception):
+    """An error the adapters raise directly (auth, body size, bad JSON)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def error_body(code: str, message: str, rule: str | None = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if rule:
+        err["rule"] = rule
+    return {"error": err}
+
+
+def json_response(body: Any, status: int = 200) -> Response:
+    return Response(msgspec.json.encode(body), status, media_type="application/json")
+
+
+def error_response(status: int, code: str, message: str, rule: str | None = None) -> Response:
+    return json_response(error_body(code, message, rule), status)
+
+
+async def on_http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPError)
+    return error_response(exc.status, exc.code, exc.message)
+
+
+async def on_refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Refused)
+    return error_response(exc.status, exc.code, exc.message, exc.rule)
+
+
+async def on_validation(request: Request, exc: Exception) -> Response:
+    return error_response(
+        422 if isinstance(exc, msgspec.ValidationError) else 400, "invalid", str(exc)
+    )
+
+
+async def on_starlette_http(request: Request, exc: Exception) -> Response:
+    status = getattr(exc, "status_code", 500)
+    codes = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized", 413: "too_large"}
+    return error_response(status, codes.get(status, "error"), str(getattr(exc, "detail", "")))

@@ -1,0 +1,161 @@
+"""Live fan-out: PostgreSQL NOTIFY wakes the hub, the hub reads from its checkpoint.
+
+The hub never hears of appends from the in-process command path, so two server processes
+on one database serve each other's watchers. Each watched encounter has a room with its
+own projection fold and checkpoint (the last version broadcast). Each update is encoded
+once per role ("gm", "public") and the same text goes to every watcher of that role. A
+watcher whose queue is full is dropped with 1013 and resumes with `after`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from starlette.websockets import WebSocket
+
+from projections.board import board
+from projections.filter import filter_events, secret_resources
+from projections.view import Projection
+from server.metrics import Metrics
+from server.store import PostgresEventStore
+
+log = logging.getLogger(__name__)
+QUEUE = 256
+ROLES = ("gm", "public")
+_encode = msgspec.json.Encoder().encode
+
+
+@dataclass(eq=False)
+class Watcher:
+    """One websocket, with its role and an outgoing queue."""
+
+    ws: WebSocket
+    role: str
+    queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(QUEUE))
+    dropped: bool = False
+
+
+@dataclass(eq=False)
+class Room:
+    """One watched encounter: its fold, its checkpoint and its watchers."""
+
+    stream: str
+    proj: Projection = field(default_factory=Projection)
+    watchers: set[Watcher] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def visible_to(proj: Projection, envs: list[dict[str, Any]], role: str) -> list[Any]:
+    state = proj.state
+    return filter_events(envs, role, secret_resources(state), state.ledger.hidden_rolls)
+
+
+def message(kind: str, version: int, board_: dict[str, Any], events: Any = None) -> str:
+    body: dict[str, Any] = {"type": kind, "version": version}
+    if events is not None:
+        body["events"] = events
+    body["board"] = board_
+    return _encode(body).decode()
+
+
+class Hub:
+    """All rooms of this process, fed by one LISTEN connection."""
+
+    def __init__(self, store: PostgresEventStore, metrics: Metrics) -> None:
+        self.store = store
+        self.metrics = metrics
+        self.rooms: dict[str, Room] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for room in list(self.rooms.values()):
+            for w in list(room.watchers):
+                w.queue.put_nowait(None)
+
+    async def _run(self) -> None:
+        async with self.store.subscribe(tick=1.0) as sub:
+            async for wake in sub:
+                try:
+                    if wake.stream is not None:
+                        if wake.stream in self.rooms:
+                            await self.refresh(self.rooms[wake.stream])
+                    else:
+                        for room in list(self.rooms.values()):
+                            await self.refresh(room)
+                except Exception:  # a bad room must not stop every other room's updates
+                    log.exception("hub refresh failed")
+
+    async def _catch_up(self, room: Room) -> None:
+        """Read the room's stream past its checkpoint and broadcast it (lock held)."""
+        recs = await self.store.read_stream(room.stream, after=room.proj.version)
+        if not recs:
+            return
+        envs = [msgspec.to_builtins(r) for r in recs]
+        for env in envs:
+            room.proj.apply(env)
+        if not room.watchers:
+            return
+        version = room.proj.version
+        for role in ROLES:
+            text = message(
+                "update", version, board(room.proj, role), visible_to(room.proj, envs, role)
+            )
+            for w in [w for w in room.watchers if w.role == role]:
+                self._offer(room, w, text)
+
+    async def refresh(self, room: Room) -> None:
+        async with room.lock:
+            await self._catch_up(room)
+
+    def _offer(self, room: Room, w: Watcher, text: str) -> None:
+        try:
+            w.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            # Slow client: drop it rather than slow everyone (CONTRACT section 7).
+            w.dropped = True
+            room.watchers.discard(w)
+            self.metrics.ws_dropped += 1
+            while not w.queue.empty():
+                w.queue.get_nowait()
+            w.queue.put_nowait(None)
+
+    async def join(self, stream: str, w: Watcher, after: int | None) -> None:
+        """Register a watcher, first queueing its snapshot or the updates it missed."""
+        room = self.rooms.get(stream)
+        if room is None:
+            room = self.rooms[stream] = Room(stream)
+        async with room.lock:
+            await self._catch_up(room)
+            version = room.proj.version
+            if after is None or after > version:
+                text = message("snapshot", version, board(room.proj, w.role))
+            else:
+                missed = await self.store.read_stream(stream, after=after, upto=version)
+                envs = [msgspec.to_builtins(r) for r in missed]
+                text = message(
+                    "update", version, board(room.proj, w.role), visible_to(room.proj, envs, w.role)
+                )
+            w.queue.put_nowait(text)
+            room.watchers.add(w)
+            self.metrics.ws_connections += 1
+
+    def leave(self, stream: str, w: Watcher) -> None:
+        room = self.rooms.get(stream)
+        self.metrics.ws_connections -= 1
+        if room is None:
+            return
+        room.watchers.discard(w)
+        if not room.watchers:
+            del self.rooms[stream]

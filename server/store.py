@@ -1,0 +1,430 @@
+"""The event store: a small port (`EventStore`) and its PostgreSQL adapter.
+
+All the SQL of the event log lives in schema.sql (`fracas_append`) and in this module.
+asyncpg errors are translated here and nowhere else: a stale expected version or a lost
+race becomes `ConcurrencyError`, data the database refuses becomes `ValueError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, Protocol, TypeAlias
+
+import asyncpg
+import msgspec
+from asyncpg.pool import PoolConnectionProxy
+
+from domain.chain import GENESIS, link
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "fracas_events"
+_Conn: TypeAlias = "asyncpg.Connection[Any] | PoolConnectionProxy[Any]"
+_HEAD_CACHE_SIZE = 10_000
+_CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+
+class ConcurrencyError(Exception):
+    """The stream was not at the expected version, or another append won the race.
+
+    `actual` is the stream's version when the store knows it, else None.
+    """
+
+    def __init__(self, stream: str, expected: int, actual: int | None) -> None:
+        shown = "unknown" if actual is None else actual
+        super().__init__(f"stream {stream!r}: expected version {expected}, actual {shown}")
+        self.stream = stream
+        self.expected = expected
+        self.actual = actual
+
+
+class NewEvent(msgspec.Struct, frozen=True):
+    """An event to append: its snake_case type tag and its data (JSON values, no floats)."""
+
+    type: str
+    data: dict[str, Any]
+
+
+class Recorded(msgspec.Struct, frozen=True):
+    """A stored event: the envelope of CONTRACT section 5."""
+
+    stream: str
+    version: int
+    position: int
+    type: str
+    data: dict[str, Any]
+    meta: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+
+class EventStore(Protocol):
+    """The port the server's command handling and projections depend on."""
+
+    async def append(
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        meta: Mapping[str, Any],
+    ) -> list[Recorded]: ...
+
+    async def read_stream(
+        self, stream: str, after: int = 0, upto: int | None = None
+    ) -> list[Recorded]: ...
+
+    async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]: ...
+
+    async def head(self, stream: str) -> tuple[int, str]: ...
+
+
+# Built once: a decoder is pure and reusable (msgspec perf tips).
+_ENCODER = msgspec.json.Encoder()
+_DECODE_OBJECT = msgspec.json.Decoder(dict[str, Any]).decode
+
+# data and meta come back as text and are decoded by msgspec, row by row: measured
+# faster than having PostgreSQL build one JSON array (json_agg) and decoding that once
+# (bench/RESULTS.md: 10,000 events in ~50 ms against ~80 ms).
+_COLUMNS = "stream, version, position, type, data::text, meta::text, prev_hash, hash"
+_SQL_APPEND = "SELECT new_version, positions FROM fracas_append($1, $2, $3, $4::jsonb)"
+_SQL_HEAD = "SELECT version, hash FROM events WHERE stream = $1 ORDER BY version DESC LIMIT 1"
+_SQL_READ_STREAM = f"""
+SELECT {_COLUMNS} FROM events
+ WHERE stream = $1 AND version > $2 AND version <= $3
+ ORDER BY version"""
+# Only rows below the snapshot's xmin: every writer that might still commit a lower
+# position has finished (schema.sql, "Ordering for tailing readers"). The scalar
+# subquery makes the snapshot an InitPlan, evaluated once.
+_SQL_READ_ALL = f"""
+SELECT {_COLUMNS} FROM events
+ WHERE position > $1
+   AND xact_id < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
+ ORDER BY position
+ LIMIT $2"""
+
+
+def _recorded(rows: list[asyncpg.Record]) -> list[Recorded]:
+    decode = _DECODE_OBJECT
+    return [Recorded(r[0], r[1], r[2], r[3], decode(r[4]), decode(r[5]), r[6], r[7]) for r in rows]
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class PostgresEventStore:
+    """The event store on PostgreSQL via asyncpg (schema.sql must be applied).
+
+    Keeps a small cache stream -> (version, hash) of heads it has seen, so an append
+    knows its prev_hash without an extra round trip. A stale entry costs one `head()`
+    call, never a wrong hash: the row at a given version never changes.
+    """
+
+    def __init__(self, pool: asyncpg.Pool[Any], notify_dsn: str | None = None) -> None:
+        self._pool = pool
+        self._notify_dsn = notify_dsn
+        self._heads: dict[str, tuple[int, str]] = {}
+
+    async def append(
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        meta: Mapping[str, Any],
+        *,
+        conn: _Conn | None = None,
+    ) -> list[Recorded]:
+        """Append `events` after `expected_version`; all or nothing.
+
+        Adds `recorded_at` to `meta` (so it is hashed). Raises ConcurrencyError if the
+        stream is elsewhere, ValueError for data that cannot be stored or hashed.
+        Pass `conn` to append inside the caller's open transaction (e.g. with the
+        idempotency answer); the events then land only if that transaction commits.
+        """
+        if not events:
+            raise ValueError("append needs at least one event")
+        version, prev_hash = await self._head_for(stream, expected_version)
+        if version != expected_version:
+            raise ConcurrencyError(stream, expected_version, version)
+
+        recorded_at = _now()
+        full_meta = {**msgspec.to_builtins(dict(meta)), "recorded_at": recorded_at}
+        rows: list[dict[str, Any]] = []
+        previous = prev_hash
+        for number, event in enumerate(events, start=expected_version + 1):
+            data = msgspec.to_builtins(event.data)
+            envelope = {"stream": stream, "version": number, "type": event.type, "data": data}
+            digest = link(previous, {**envelope, "meta": full_meta})
+            rows.append(
+                {
+                    "type": event.type,
+                    "data": data,
+                    "meta": full_meta,
+                    "recorded_at": recorded_at,
+                    "prev_hash": previous,
+                    "hash": digest,
+                }
+            )
+            previous = digest
+
+        payload = _ENCODER.encode(rows).decode()
+        runner = self._pool if conn is None else conn
+        try:
+            row = await runner.fetchrow(_SQL_APPEND, stream, expected_version, prev_hash, payload)
+        except asyncpg.SerializationError as e:  # fracas_conflict, raised by fracas_append
+            self._heads.pop(stream, None)
+            actual = int(e.detail) if e.detail and e.detail.isdigit() else None
+            raise ConcurrencyError(stream, expected_version, actual) from e
+        except asyncpg.UniqueViolationError as e:  # a concurrent append took the version
+            self._heads.pop(stream, None)
+            raise ConcurrencyError(stream, expected_version, None) from e
+        except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError) as e:
+            raise ValueError(f"the store refused the events of {stream!r}: {e}") from e
+        assert row is not None
+        if conn is None or not conn.is_in_transaction():
+            self._remember(stream, row["new_version"], previous)
+        else:  # may still roll back: do not cache a head that might never exist
+            self._heads.pop(stream, None)
+        return [
+            Recorded(
+                stream=stream,
+                version=number,
+                position=position,
+                type=r["type"],
+                data=r["data"],
+                meta=dict(full_meta),
+                prev_hash=r["prev_hash"],
+                hash=r["hash"],
+            )
+            for number, (r, position) in enumerate(
+                zip(rows, row["positions"], strict=True), start=expected_version + 1
+            )
+        ]
+
+    async def read_stream(
+        self, stream: str, after: int = 0, upto: int | None = None
+    ) -> list[Recorded]:
+        """Events of `stream` with after < version <= upto, in version order."""
+        limit = upto if upto is not None else 2**62
+        events = _recorded(await self._pool.fetch(_SQL_READ_STREAM, stream, after, limit))
+        if events and upto is None:
+            self._remember(stream, events[-1].version, events[-1].hash)
+        return events
+
+    async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
+        """Up to `limit` events after `after_position`, in position order, never skipping one."""
+        return _recorded(await self._pool.fetch(_SQL_READ_ALL, after_position, limit))
+
+    async def head(self, stream: str) -> tuple[int, str]:
+        """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream."""
+        row = await self._pool.fetchrow(_SQL_HEAD, stream)
+        if row is None:
+            return 0, GENESIS
+        self._remember(stream, row["version"], row["hash"])
+        return row["version"], row["hash"]
+
+    def subscribe(self, *, tick: float = 1.0) -> Subscription:
+        """Wake-ups on every append (LISTEN), plus one every `tick` seconds as a safety net."""
+        if self._notify_dsn is not None:
+            dsn = self._notify_dsn
+
+            async def connect() -> _Conn:
+                return await asyncpg.connect(dsn)
+
+            async def release(conn: _Conn) -> None:
+                await conn.close(timeout=2)
+
+            return Subscription(connect, release, tick=tick)
+
+        async def acquire() -> _Conn:
+            return await self._pool.acquire()
+
+        async def give_back(conn: _Conn) -> None:
+            assert isinstance(conn, PoolConnectionProxy)
+            await self._pool.release(conn, timeout=2)
+
+        return Subscription(acquire, give_back, tick=tick)
+
+    async def _head_for(self, stream: str, expected_version: int) -> tuple[int, str]:
+        cached = self._heads.get(stream)
+        if cached is not None and cached[0] == expected_version:
+            return cached
+        return await self.head(stream)
+
+    def _remember(self, stream: str, version: int, digest: str) -> None:
+        self._heads.pop(stream, None)
+        if len(self._heads) >= _HEAD_CACHE_SIZE:
+            del self._heads[next(iter(self._heads))]  # oldest entry
+        self._heads[stream] = (version, digest)
+
+
+class Wake(msgspec.Struct, frozen=True):
+    """Something may have been appended: re-read from your checkpoint.
+
+    `stream` and `version` come from a NOTIFY; a tick or a reconnect leaves them None.
+    """
+
+    stream: str | None = None
+    version: int | None = None
+
+
+class Subscription:
+    """LISTEN on a dedicated connection; an async iterator of `Wake`s.
+
+    NOTIFY only wakes: a consumer re-reads from its checkpoint, so a notification lost
+    while the connection was down loses nothing. If the connection drops it reconnects
+    with backoff and yields a Wake. A periodic Wake covers events that were still behind
+    the xmin horizon when their NOTIFY arrived.
+    """
+
+    def __init__(
+        self,
+        connect: Callable[[], Awaitable[_Conn]],
+        release: Callable[[_Conn], Awaitable[None]],
+        *,
+        tick: float = 1.0,
+        max_backoff: float = 5.0,
+    ) -> None:
+        self._connect = connect
+        self._release = release
+        self._tick = tick
+        self._max_backoff = max_backoff
+        self._conn: _Conn | None = None
+        # None in the queue means "the connection died"; a full queue drops wakes,
+        # which is harmless since one pending wake already means "re-read".
+        self._queue: asyncio.Queue[Wake | None] = asyncio.Queue(maxsize=1024)
+        self.reconnects = 0
+
+    async def __aenter__(self) -> Subscription:
+        await self._open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._drop()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> Wake:
+        while True:
+            if self._conn is None or _closed(self._conn):
+                await self._reopen()
+                return Wake()
+            try:
+                item = await asyncio.wait_for(self._queue.get(), self._tick)
+            except TimeoutError:
+                if await self._alive():
+                    return Wake()
+                continue
+            if item is not None:
+                return item
+
+    def drain(self) -> int:
+        """Forget pending wakes (call right before re-reading); returns how many."""
+        count = 0
+        while not self._queue.empty():
+            self._queue.get_nowait()
+            count += 1
+        return count
+
+    @property
+    def backend_pid(self) -> int | None:
+        """The PostgreSQL pid of the listening connection (for tests and diagnostics)."""
+        return None if self._conn is None else self._conn.get_server_pid()
+
+    async def _open(self) -> None:
+        conn = await self._connect()
+        conn.add_termination_listener(self._on_terminated)
+        await conn.add_listener(CHANNEL, self._on_notify)
+        self._conn = conn
+
+    async def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None or _closed(conn):  # a dead pooled connection is already discarded
+            return
+        conn.remove_termination_listener(self._on_terminated)
+        try:
+            await asyncio.wait_for(conn.remove_listener(CHANNEL, self._on_notify), 2)
+        except Exception:  # killed but not yet noticed, or busy: discard it
+            conn.terminate()
+        with contextlib.suppress(*_CONNECTION_ERRORS):
+            await self._release(conn)
+
+    async def _reopen(self) -> None:
+        await self._drop()
+        delay = 0.05
+        while True:
+            try:
+                await self._open()
+            except _CONNECTION_ERRORS as e:
+                log.warning("subscription: reconnect failed (%s), retry in %.2fs", e, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self._max_backoff)
+                continue
+            self.reconnects += 1
+            return
+
+    async def _alive(self) -> bool:
+        assert self._conn is not None
+        try:
+            await asyncio.wait_for(self._conn.fetchval("SELECT 1"), self._tick)
+        except _CONNECTION_ERRORS:
+            self._conn.terminate()
+            return False
+        return True
+
+    def _on_notify(self, conn: object, pid: int, channel: str, payload: object) -> None:
+        stream, _, version = str(payload).rpartition(":")
+        self._put(Wake(stream, int(version)) if version.isdigit() else Wake())
+
+    def _on_terminated(self, conn: object) -> None:
+        self._put(None)
+
+    def _put(self, item: Wake | None) -> None:
+        with contextlib.suppress(asyncio.QueueFull):
+            self._queue.put_nowait(item)
+
+
+def _closed(conn: _Conn) -> bool:
+    try:
+        return conn.is_closed()
+    except asyncpg.InterfaceError:  # a pool proxy whose connection was lost
+        return True
+
+
+async def tail(
+    store: PostgresEventStore,
+    after_position: int = 0,
+    *,
+    limit: int = 1000,
+    tick: float = 1.0,
+    wakes: Subscription | None = None,
+) -> AsyncIterator[Recorded]:
+    """Every event after `after_position`, in position order, without end.
+
+    Listens first, then reads; sleeps only when a read came back short. Pass `wakes`
+    to share an entered Subscription; otherwise it opens its own, so close the
+    generator with `contextlib.aclosing` to release the connection.
+    """
+    async with contextlib.AsyncExitStack() as stack:
+        if wakes is None:
+            wakes = await stack.enter_async_context(store.subscribe(tick=tick))
+        position = after_position
+        while True:
+            batch = await store.read_all(position, limit)
+            for event in batch:
+                yield event
+                position = event.position
+            if len(batch) < limit:
+                await anext(wakes)
+                wakes.drain()

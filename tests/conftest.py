@@ -1,0 +1,75 @@
+"""Shared fixtures.
+
+Database: $TEST_DATABASE_URL (or $DATABASE_URL) names a server to use; without it an
+embedded PostgreSQL is started in a temporary folder for the session. Either way each
+session gets its own fresh database `fracas_test_<hex>` with schema.sql applied, so
+several people or CI jobs can share one server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import asyncpg
+import pytest
+import pytest_asyncio
+
+from server.db import APP_ROLE, apply_schema, create_pool, url_with_database
+from server.embedded import EmbeddedPostgres
+from server.store import PostgresEventStore
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a database on the server the tests may use to create their own databases."""
+    given = os.environ.get("TEST_DATABASE_URL") or os.environ.get("DATABASE_URL")
+    if given:
+        yield given
+        return
+    embedded = EmbeddedPostgres(tmp_path_factory.mktemp("fracas-home"), database="postgres")
+    url = embedded.start()
+    yield url
+    embedded.stop()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def database_url(server_url: str) -> AsyncIterator[str]:
+    """A fresh database with schema.sql applied, dropped at the end of the session."""
+    name = f"fracas_test_{secrets.token_hex(6)}"
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = url_with_database(server_url, name)
+    conn = await asyncpg.connect(url)
+    try:
+        await apply_schema(conn)
+    finally:
+        await conn.close()
+    yield url
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool[Any]]:
+    """A pool connected as the database owner (may alter tables, disable triggers)."""
+    owner_pool = await create_pool(database_url, min_size=1, max_size=8)
+    yield owner_pool
+    await asyncio.wait_for(owner_pool.close(), 10)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def store(database_url: str) -> AsyncIterator[PostgresEventStore]:
+    """The event store as the server runs it: every connection acts as fracas_app."""
+    app_pool = await create_pool(database_url, role=APP_ROLE, min_size=1, max_size=12)
+    yield PostgresEventStore(app_pool)
+    await asyncio.wait_for(app_pool.close(), 10)

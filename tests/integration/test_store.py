@@ -1,0 +1,446 @@
+"""Contract tests of the event store against a real PostgreSQL (no mocks).
+
+Stream names are fresh per test, so tests share one database without seeing each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+import uuid
+from typing import Any, TypeAlias
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.chain import GENESIS, first_break, link
+from server.db import apply_schema
+from server.store import ConcurrencyError, NewEvent, PostgresEventStore, Recorded, tail
+
+META = {"command_id": "c-1", "actor": "gm", "rules_version": "test-1"}
+APPEND = "SELECT * FROM fracas_append($1, 0, $2, $3::jsonb)"  # a new stream, by hand
+Pool: TypeAlias = "asyncpg.Pool[Any]"
+
+
+def new_stream() -> str:
+    return f"encounter-{uuid.uuid4()}"
+
+
+def hit(n: int) -> NewEvent:
+    return NewEvent("damage_dealt", {"target": "orc", "amount": n, "note": "épée"})
+
+
+def envelopes(events: list[Recorded]) -> list[dict[str, Any]]:
+    return [msgspec.structs.asdict(e) for e in events]
+
+
+async def last_position(pool: Pool) -> int:
+    return int(await pool.fetchval("SELECT coalesce(max(position), 0) FROM events"))
+
+
+def batch_json(stream: str, count: int, prev_hash: str = GENESIS) -> tuple[str, str]:
+    """A valid fracas_append payload for a new stream, and the last hash, built by hand."""
+    rows, previous = [], prev_hash
+    for version in range(1, count + 1):
+        meta = {**META, "recorded_at": "2026-11-29T11:00:00.000000Z"}
+        envelope = {
+            "stream": stream,
+            "version": version,
+            "type": "tested",
+            "data": {},
+            "meta": meta,
+        }
+        digest = link(previous, envelope)
+        rows.append(
+            {"type": "tested", "data": {}, "meta": meta, "prev_hash": previous, "hash": digest}
+            | {"recorded_at": meta["recorded_at"]}
+        )
+        previous = digest
+    return msgspec.json.encode(rows).decode(), previous
+
+
+# --- appending ---------------------------------------------------------------
+
+
+async def test_an_empty_stream_has_version_zero_and_the_genesis_hash(
+    store: PostgresEventStore,
+) -> None:
+    assert await store.head(new_stream()) == (0, GENESIS)
+    assert await store.read_stream(new_stream()) == []
+
+
+async def test_an_append_returns_the_stored_envelopes_with_their_positions(
+    store: PostgresEventStore,
+) -> None:
+    stream = new_stream()
+    appended = await store.append(stream, 0, [hit(3), hit(4)], META)
+
+    assert [e.version for e in appended] == [1, 2]
+    assert appended[1].position > appended[0].position > 0
+    assert appended[0].prev_hash == GENESIS and appended[1].prev_hash == appended[0].hash
+    assert appended[0].meta == {**META, "recorded_at": appended[0].meta["recorded_at"]}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", appended[0].meta["recorded_at"])
+    assert await store.read_stream(stream) == appended
+    assert await store.head(stream) == (2, appended[1].hash)
+
+
+async def test_read_stream_returns_the_versions_between_after_and_upto(
+    store: PostgresEventStore,
+) -> None:
+    stream = new_stream()
+    appended = await store.append(stream, 0, [hit(n) for n in range(5)], META)
+
+    assert await store.read_stream(stream, after=1, upto=3) == appended[1:3]
+    assert await store.read_stream(stream, after=5) == []
+
+
+async def test_a_wrong_expected_version_raises_concurrency_error_and_appends_nothing(
+    store: PostgresEventStore,
+) -> None:
+    stream = new_stream()
+    await store.append(stream, 0, [hit(1), hit(2)], META)
+
+    for wrong in (0, 1, 3):
+        with pytest.raises(ConcurrencyError) as raised:
+            await store.append(stream, wrong, [hit(9)], META)
+        assert (raised.value.stream, raised.value.expected, raised.value.actual) == (
+            stream,
+            wrong,
+            2,
+        )
+
+    assert [e.version for e in await store.read_stream(stream)] == [1, 2]
+
+
+async def test_an_append_on_a_stale_cached_head_is_refused_by_the_database(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    stream = new_stream()
+    other_instance = PostgresEventStore(pool)
+    await store.append(stream, 0, [hit(1)], META)
+    await other_instance.read_stream(stream)  # caches version 1
+    await store.append(stream, 1, [hit(2)], META)
+
+    with pytest.raises(ConcurrencyError) as raised:
+        await other_instance.append(stream, 1, [hit(3)], META)
+
+    assert isinstance(raised.value.__cause__, asyncpg.SerializationError)
+    assert raised.value.actual == 2
+    assert [e.data["amount"] for e in await store.read_stream(stream)] == [1, 2]
+
+
+async def test_fracas_append_refuses_a_prev_hash_that_is_not_the_stored_one(pool: Pool) -> None:
+    stream = new_stream()
+    payload, _ = batch_json(stream, 1)
+    await pool.fetchrow(APPEND, stream, GENESIS, payload)
+
+    with pytest.raises(asyncpg.SerializationError, match="fracas_conflict"):
+        await pool.fetchrow(
+            "SELECT * FROM fracas_append($1, 1, $2, $3::jsonb)", stream, "f" * 64, payload
+        )
+    assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 1
+
+
+async def test_fracas_append_refuses_a_batch_that_does_not_chain(pool: Pool) -> None:
+    stream = new_stream()
+    payload, _ = batch_json(stream, 2)
+    broken = payload.replace(GENESIS, "a" * 64, 1)
+
+    with pytest.raises(asyncpg.CheckViolationError, match="fracas_bad_chain"):
+        await pool.fetchrow(APPEND, stream, GENESIS, broken)
+
+
+async def test_a_multi_event_append_is_atomic(store: PostgresEventStore, pool: Pool) -> None:
+    stream = new_stream()
+    await store.append(stream, 0, [hit(1)], META)
+    before = await last_position(pool)
+
+    # The database refuses the second event (type tags are snake_case): nothing lands.
+    with pytest.raises(ValueError, match="refused"):
+        await store.append(stream, 1, [hit(2), NewEvent("Not Snake Case", {}), hit(3)], META)
+    # A float cannot be hashed: refused before it reaches the database.
+    with pytest.raises(ValueError, match="float"):
+        await store.append(stream, 1, [hit(2), NewEvent("healed", {"hp": 1.5})], META)
+
+    assert [e.version for e in await store.read_stream(stream)] == [1]
+    assert [e for e in await store.read_all(before) if e.stream == stream] == []
+    assert (await store.append(stream, 1, [hit(2)], META))[0].version == 2
+
+
+async def test_eight_racing_writers_leave_a_gapless_stream_and_every_loser_gets_a_conflict(
+    pool: Pool, store: PostgresEventStore
+) -> None:
+    stream, writers, wins_each = new_stream(), 8, 5
+    first_round = asyncio.Barrier(writers)
+    conflicts: list[ConcurrencyError] = []
+    wins: dict[int, int] = {}
+
+    async def writer(n: int) -> None:
+        own = PostgresEventStore(store._pool)  # its own head cache, like another instance
+        wins[n] = 0
+        first = True
+        while wins[n] < wins_each:
+            version, _ = await own.head(stream)
+            if first:  # everyone read version 0: all but one must lose
+                await first_round.wait()
+                first = False
+            try:
+                await own.append(stream, version, [NewEvent("raced", {"writer": n})], META)
+            except ConcurrencyError as e:
+                conflicts.append(e)
+                continue
+            wins[n] += 1
+
+    await asyncio.gather(*(writer(n) for n in range(writers)))
+
+    events = await store.read_stream(stream)
+    assert [e.version for e in events] == list(range(1, writers * wins_each + 1))
+    assert wins == dict.fromkeys(range(writers), wins_each)
+    assert len(conflicts) >= writers - 1
+    assert first_break(envelopes(events)) is None
+
+
+# --- reading everything, in order ----------------------------------------------
+
+
+async def test_a_tailing_reader_sees_every_event_once_in_position_order(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    rng = random.Random(20261129)
+    start = await last_position(pool)
+    plans = [[rng.randint(1, 3) for _ in range(15)] for _ in range(4)]
+    expected_count = sum(map(sum, plans))
+    appended: list[Recorded] = []
+
+    async def writer(sizes: list[int]) -> None:
+        stream, version = new_stream(), 0
+        for size in sizes:
+            await asyncio.sleep(rng.random() / 200)
+            batch = [NewEvent("tick_counted", {"i": version + i}) for i in range(size)]
+            appended.extend(await store.append(stream, version, batch, META))
+            version += size
+
+    async def reader() -> list[Recorded]:
+        seen: list[Recorded] = []
+        async with contextlib.aclosing(tail(store, start, limit=7, tick=0.2)) as events:
+            async for event in events:
+                seen.append(event)
+                if len(seen) == expected_count:
+                    return seen
+        raise AssertionError("tail ended")
+
+    seen, *_ = await asyncio.wait_for(
+        asyncio.gather(reader(), *(writer(sizes) for sizes in plans)), timeout=60
+    )
+
+    positions = [e.position for e in seen]
+    assert positions == sorted(set(positions))
+    assert sorted(appended, key=lambda e: e.position) == seen
+
+
+async def test_a_reader_does_not_see_past_an_append_that_has_not_committed(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    start = await last_position(pool)
+    slow, fast = new_stream(), new_stream()
+    payload, _ = batch_json(slow, 1)
+    async with pool.acquire() as conn:
+        transaction = conn.transaction()
+        await transaction.start()
+        slow_row = await conn.fetchrow(APPEND, slow, GENESIS, payload)
+        [fast_event] = await store.append(fast, 0, [hit(1)], META)
+        assert fast_event.position > slow_row["positions"][0]
+
+        assert [e for e in await store.read_all(start) if e.stream in (slow, fast)] == []
+
+        await transaction.commit()
+    ours = [e for e in await store.read_all(start) if e.stream in (slow, fast)]
+    assert [e.stream for e in ours] == [slow, fast]
+
+
+async def test_an_append_after_other_writes_in_its_transaction_does_not_let_readers_skip(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    """A has the older transaction id but takes its position after B: A waits for B."""
+    start = await last_position(pool)
+    a_stream, b_stream = new_stream(), new_stream()
+    async with pool.acquire() as a, pool.acquire() as b:
+        a_tx, b_tx = a.transaction(), b.transaction()
+        await a_tx.start()
+        await a.execute("INSERT INTO idempotency VALUES ($1, 'k', '{}')", a_stream)
+        await b_tx.start()
+        [b_event] = await store.append(b_stream, 0, [hit(1)], META, conn=b)
+        [a_event] = await store.append(a_stream, 0, [hit(2)], META, conn=a)
+        await a_tx.commit()
+        assert a_event.position > b_event.position
+
+        assert [e for e in await store.read_all(start) if e.stream in (a_stream, b_stream)] == []
+
+        await b_tx.commit()
+    ours = [e for e in await store.read_all(start) if e.stream in (a_stream, b_stream)]
+    assert ours == [b_event, a_event]
+
+
+async def test_an_append_failing_inside_the_critical_section_leaves_no_lock_behind(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    stream = new_stream()
+    payload, _ = batch_json(stream, 1)
+    advisory_locks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1"
+    async with pool.acquire() as conn:
+        transaction = conn.transaction()
+        await transaction.start()
+        try:  # setval will be refused, inside the critical section
+            await conn.execute("REVOKE UPDATE ON SEQUENCE events_xact_mark FROM fracas_app")
+            await conn.execute("SET LOCAL ROLE fracas_app")
+            with pytest.raises(asyncpg.InsufficientPrivilegeError, match="events_xact_mark"):
+                async with conn.transaction():
+                    await conn.fetchrow(APPEND, stream, GENESIS, payload)
+            assert await conn.fetchval(advisory_locks, conn.get_server_pid()) == 0
+        finally:
+            await transaction.rollback()  # the grant comes back
+    assert (await store.append(stream, 0, [hit(1)], META))[0].version == 1
+
+
+# --- append-only and least privilege --------------------------------------------
+
+CHANGES = [
+    "UPDATE events SET type = 'rewritten' WHERE position = $1",
+    "DELETE FROM events WHERE position = $1",
+    "TRUNCATE events",
+]
+
+
+@pytest.mark.parametrize("statement", CHANGES, ids=["update", "delete", "truncate"])
+@pytest.mark.parametrize(
+    ("role", "refusal"),
+    [(None, "append-only"), ("fracas_app", "permission denied")],
+    ids=["owner", "fracas_app"],
+)
+async def test_events_cannot_be_changed_or_removed(
+    store: PostgresEventStore, pool: Pool, statement: str, role: str | None, refusal: str
+) -> None:
+    [event] = await store.append(new_stream(), 0, [hit(1)], META)
+    args = (event.position,) if "$1" in statement else ()
+    async with pool.acquire() as conn:
+        with pytest.raises(asyncpg.PostgresError, match=refusal):
+            async with conn.transaction():
+                if role:
+                    await conn.execute(f"SET LOCAL ROLE {role}")
+                await conn.execute(statement, *args)
+    assert await store.read_stream(event.stream) == [event]
+
+
+async def test_fracas_app_cannot_update_events_even_with_the_trigger_disabled(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    [event] = await store.append(new_stream(), 0, [hit(1)], META)
+    async with pool.acquire() as conn:
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            async with conn.transaction():  # rolled back: the trigger comes back
+                await conn.execute("ALTER TABLE events DISABLE TRIGGER events_append_only_rows")
+                await conn.execute("SET LOCAL ROLE fracas_app")
+                await conn.execute(
+                    "UPDATE events SET type = 'x' WHERE position = $1", event.position
+                )
+    enabled = await pool.fetchval(
+        "SELECT tgenabled::text FROM pg_trigger WHERE tgname = 'events_append_only_rows'"
+    )
+    assert enabled == "O"
+
+
+# --- the hash chain ---------------------------------------------------------------
+
+
+async def test_a_stream_verifies_and_a_row_altered_behind_the_trigger_is_detected(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    stream = new_stream()
+    await store.append(stream, 0, [hit(1), hit(2)], META)
+    await store.append(stream, 2, [hit(3)], META)
+    assert first_break(envelopes(await store.read_stream(stream))) is None
+
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("ALTER TABLE events DISABLE TRIGGER events_append_only_rows")
+        await conn.execute(
+            "UPDATE events SET data = jsonb_set(data, '{amount}', '20')"
+            " WHERE stream = $1 AND version = 2",
+            stream,
+        )
+        await conn.execute("ALTER TABLE events ENABLE TRIGGER events_append_only_rows")
+
+    tampered = await store.read_stream(stream)
+    assert tampered[1].data["amount"] == 20
+    assert first_break(envelopes(tampered)) == "version 2: hash does not match its content"
+
+
+# --- live subscription --------------------------------------------------------------
+
+
+async def next_notice_for(wakes: Any, stream: str) -> int:
+    async for wake in wakes:
+        if wake.stream == stream:
+            return int(wake.version)
+    raise AssertionError("subscription ended")
+
+
+async def test_the_subscription_wakes_on_append_and_survives_its_connection_being_killed(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    stream = new_stream()
+    async with store.subscribe(tick=0.2) as wakes:
+        await store.append(stream, 0, [hit(1)], META)
+        assert await asyncio.wait_for(next_notice_for(wakes, stream), 10) == 1
+
+        killed = wakes.backend_pid
+        assert await pool.fetchval("SELECT pg_terminate_backend($1)", killed)
+
+        async def reconnected() -> None:
+            async for _ in wakes:
+                if wakes.reconnects:
+                    return
+
+        await asyncio.wait_for(reconnected(), 10)
+        assert wakes.backend_pid not in (None, killed)
+
+        await store.append(stream, 1, [hit(2)], META)
+        assert await asyncio.wait_for(next_notice_for(wakes, stream), 10) == 2
+
+
+async def test_tail_delivers_events_appended_while_its_connection_was_down(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    stream = new_stream()
+    start = await last_position(pool)
+    async with (
+        store.subscribe(tick=0.2) as wakes,
+        contextlib.aclosing(tail(store, start, wakes=wakes)) as events,
+    ):
+        await store.append(stream, 0, [hit(1)], META)
+        assert (await asyncio.wait_for(anext(events), 10)).version == 1
+
+        # Its NOTIFY goes nowhere: the append lands while nobody listens.
+        await pool.execute("SELECT pg_terminate_backend($1)", wakes.backend_pid)
+        await store.append(stream, 1, [hit(2)], META)
+
+        second = await asyncio.wait_for(anext(events), 10)
+        assert (second.stream, second.version) == (stream, 2)
+
+
+# --- schema ---------------------------------------------------------------------------
+
+
+async def test_schema_sql_applied_again_and_concurrently_is_harmless(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    [event] = await store.append(new_stream(), 0, [hit(1)], META)
+
+    await apply_schema(pool)
+    async with pool.acquire() as one, pool.acquire() as two:
+        await asyncio.gather(apply_schema(one), apply_schema(two))
+
+    assert await store.read_stream(event.stream) == [event]
+    assert (await store.append(event.stream, 1, [hit(2)], META))[0].version == 2
