@@ -966,3 +966,23 @@ def test_NA_AMB_6_the_item_value_setting_rolls_the_parry_on_the_weapon_value() -
     table.act(a, "attack", b, [10])
     check = of(table.react(b, "parry", [3, 15]), ev.DieRolled)[0].check
     assert (check.stat, check.threshold) == ("parry value", 6)
+
+
+def test_NA_AMB_19_the_shield_setting_refuses_improvised_cover() -> None:
+    table, a, b = duel({"ranged_parry.requires": "shield"}, a={"weapons": [BOW]},
+                       b={"cover_object": True})  # fmt: skip
+    events = table.act(a, "shoot", b, [9, 15])
+    assert of(events, ev.ActionResolved)[0].detail["undefended"] == "NA-20"
+
+
+def test_legal_offers_the_weapons_zones_and_distance_an_attack_takes() -> None:
+    table, a, _ = duel(a={"weapons": [SWORD, BOW]})
+    listed = {x["action"]: x for x in RULES.legal(table.state.game, a, {})}
+    assert listed["attack"]["choices"]["weapon"] == ["sword"]
+    assert listed["shoot"]["choices"]["weapon"] == ["bow"]
+    assert "head" in listed["shoot"]["choices"]["aim"] and listed["shoot"]["choices"]["distance"]
+    resolver = {
+        x["action"]: x for x in RULES.legal(table.state.game, a, {"profile": "resolver_1v1"})
+    }
+    assert "aim" not in resolver["attack"]["choices"]
+    assert (resolver["shoot"]["enabled"], resolver["shoot"]["rule"]) == (False, "NA-37")

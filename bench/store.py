@@ -1,0 +1,350 @@
+"""Event store benchmark, run by hand; results go to bench/RESULTS.md ("## Event store").
+
+    /tmp/venv/bin/python bench/store.py [--url postgresql://postgres@127.0.0.1:5432/postgres]
+                                        [--appends 1000] [--reps 5]
+
+Side by side on one PostgreSQL, in a scratch database `fracas_bench` (dropped and made
+again): (a) raw asyncpg, one INSERT per transaction; (b) Fracas `append`, same load;
+(c) the `eventsourcing` library's PostgreSQL application recorder (psycopg), one event
+per `insert_events`. Then the replay of a 10,000-event stream for (b) and (c), and
+concurrent writers on different streams: Fracas as is vs. a global lock held to commit.
+Medians of `--reps` repetitions. Needs the `bench` extra (eventsourcing[postgres]).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import os
+import platform
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import asyncpg
+import msgspec
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from server.db import apply_schema, create_pool, url_with_database
+from server.store import NewEvent, PostgresEventStore, Recorded
+
+SCRATCH = "fracas_bench"
+META = {"command_id": "bench", "actor": "gm", "rules_version": "bench-1"}
+DATA = {"actor": "c-1", "target": "c-2", "roll": 57, "damage": 7, "note": "a goblin falls"}
+REPLAY_EVENTS = 10_000
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class Run(msgspec.Struct):
+    rate: float  # events per second
+    p50: float  # seconds
+    p99: float
+
+
+One = Callable[[int], Awaitable[None]]
+
+
+async def interleaved(appenders: list[Callable[[], One]], n: int, chunk: int = 50) -> list[Run]:
+    """n appends per store, run in alternating chunks so machine noise hits all alike."""
+    ones = [make() for make in appenders]
+    latencies: list[list[float]] = [[] for _ in ones]
+    busy = [0.0 for _ in ones]
+    for start in range(0, n, chunk):
+        for k, one in enumerate(ones):
+            began = time.perf_counter()
+            for i in range(start, min(n, start + chunk)):
+                t = time.perf_counter()
+                await one(i)
+                latencies[k].append(time.perf_counter() - t)
+            busy[k] += time.perf_counter() - began
+    return [
+        Run(n / total, percentile(lat, 0.5), percentile(lat, 0.99))
+        for lat, total in zip(latencies, busy, strict=True)
+    ]
+
+
+def median_run(runs: list[Run]) -> Run:
+    return Run(
+        statistics.median(r.rate for r in runs),
+        statistics.median(r.p50 for r in runs),
+        statistics.median(r.p99 for r in runs),
+    )
+
+
+# --- (a) raw asyncpg ------------------------------------------------------------------
+
+
+def raw_inserts(pool: asyncpg.Pool[Any]) -> One:
+    stream = f"raw-{uuid.uuid4()}"
+    data, meta = msgspec.json.encode(DATA).decode(), msgspec.json.encode(META).decode()
+    digest = "0" * 64
+
+    async def one(i: int) -> None:
+        await pool.execute(
+            "INSERT INTO raw_events (stream, version, type, data, meta, recorded_at,"
+            " prev_hash, hash) VALUES ($1, $2, 'bench_hit', $3::jsonb, $4::jsonb, now(), $5, $5)",
+            stream,
+            i + 1,
+            data,
+            meta,
+            digest,
+        )
+
+    return one
+
+
+# --- (b) Fracas -------------------------------------------------------------------------
+
+
+def fracas_appends(store: PostgresEventStore) -> One:
+    stream = f"encounter-{uuid.uuid4()}"
+    event = [NewEvent("bench_hit", DATA)]
+
+    async def one(i: int) -> None:
+        await store.append(stream, i, event, META)
+
+    return one
+
+
+JSON_AGG_READ = """
+SELECT json_agg(e ORDER BY e.version)::text FROM (
+  SELECT stream, version, position, type, data, meta, prev_hash, hash
+    FROM events WHERE stream = $1) e"""
+
+
+async def fracas_replay(store: PostgresEventStore, reps: int) -> tuple[float, float]:
+    stream = f"encounter-{uuid.uuid4()}"
+    for start in range(0, REPLAY_EVENTS, 100):
+        await store.append(stream, start, [NewEvent("bench_hit", DATA)] * 100, META)
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        events = await store.read_stream(stream)
+        times.append(time.perf_counter() - t)
+        assert len(events) == REPLAY_EVENTS
+    decoder = msgspec.json.Decoder(list[Recorded])
+    as_one_array = []
+    for _ in range(reps):  # the alternative: PostgreSQL builds one JSON array
+        t = time.perf_counter()
+        text = await store._pool.fetchval(JSON_AGG_READ, stream)
+        assert len(decoder.decode(text)) == REPLAY_EVENTS
+        as_one_array.append(time.perf_counter() - t)
+    return statistics.median(times), statistics.median(as_one_array)
+
+
+# --- (c) eventsourcing ------------------------------------------------------------------
+
+
+def eventsourcing_recorder(url: str) -> Any:
+    from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+
+    parts = urlsplit(url)
+    datastore = PostgresDatastore(
+        dbname=parts.path.lstrip("/"),
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 5432,
+        user=parts.username or "postgres",
+        password=parts.password or "",
+        pool_size=2,
+    )
+    recorder = PostgresApplicationRecorder(datastore, events_table_name="es_events")
+    recorder.create_table()
+    return recorder
+
+
+def eventsourcing_inserts(recorder: Any) -> One:
+    from eventsourcing.persistence import StoredEvent
+
+    originator = uuid.uuid4()
+    state = msgspec.json.encode(DATA)
+
+    async def one(i: int) -> None:
+        recorder.insert_events([StoredEvent(originator, i + 1, "bench:Hit", state)])
+
+    return one
+
+
+def eventsourcing_replay(recorder: Any, reps: int) -> float:
+    from eventsourcing.persistence import StoredEvent
+
+    originator = uuid.uuid4()
+    state = msgspec.json.encode(DATA)
+    for start in range(0, REPLAY_EVENTS, 100):
+        recorder.insert_events(
+            [StoredEvent(originator, v, "bench:Hit", state) for v in range(start + 1, start + 101)]
+        )
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        events = recorder.select_events(originator)
+        times.append(time.perf_counter() - t)
+        assert len(events) == REPLAY_EVENTS
+    return statistics.median(times)
+
+
+# --- concurrent writers: the ordering choice -------------------------------------------
+
+GLOBAL_LOCK_FUNCTION = """
+CREATE OR REPLACE FUNCTION bench_append_locked(
+  p_stream text, p_expected bigint, p_prev_hash text, p_events jsonb,
+  OUT new_version bigint, OUT positions bigint[])
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(42);  -- held to commit: every append in turn
+  SELECT f.new_version, f.positions INTO new_version, positions
+    FROM fracas_append(p_stream, p_expected, p_prev_hash, p_events) f;
+END;
+$$;
+"""
+
+
+def silent_function() -> str:
+    """fracas_append without its NOTIFY, to see what NOTIFY costs concurrent writers."""
+    schema = (Path(__file__).resolve().parent.parent / "schema.sql").read_text()
+    start = schema.index("CREATE OR REPLACE FUNCTION fracas_append(")
+    text = schema[start : schema.index("$$;", start) + 3]
+    notify = "v_done := pg_notify('fracas_events', p_stream || ':' || new_version);"
+    assert notify in text
+    return text.replace(notify, "").replace("fracas_append(", "bench_append_silent(", 1)
+
+
+async def concurrent_writers(
+    store: PostgresEventStore, writers: int, each: int, function: str
+) -> float:
+    """Events/s with `writers` tasks appending to their own streams at once."""
+    from server import store as store_module
+
+    original = store_module._SQL_APPEND
+    store_module._SQL_APPEND = original.replace("fracas_append", function)
+    try:
+
+        async def writer() -> None:
+            stream = f"encounter-{uuid.uuid4()}"
+            for i in range(each):
+                await store.append(stream, i, [NewEvent("bench_hit", DATA)], META)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(writer() for _ in range(writers)))
+        return writers * each / (time.perf_counter() - started)
+    finally:
+        store_module._SQL_APPEND = original
+
+
+# --- report -----------------------------------------------------------------------------
+
+
+def machine(pg_version: str) -> str:
+    cpu = "unknown"
+    with open("/proc/cpuinfo") as info:
+        for line in info:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return (
+        f"{datetime.date.today().isoformat()}, {os.cpu_count()} CPUs ({cpu}), "
+        f"Linux {platform.release()}, Python {platform.python_version()}, {pg_version}"
+    )
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--appends", type=int, default=1000)
+    parser.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+
+    admin = await asyncpg.connect(args.url)
+    await admin.execute(f"DROP DATABASE IF EXISTS {SCRATCH} WITH (FORCE)")
+    await admin.execute(f"CREATE DATABASE {SCRATCH}")
+    pg_version = await admin.fetchval("SELECT version()")
+    settings = await admin.fetch(
+        "SELECT name, setting FROM pg_settings"
+        " WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers')"
+    )
+    await admin.close()
+    url = url_with_database(args.url, SCRATCH)
+
+    pool = await create_pool(url, min_size=2, max_size=10)
+    await apply_schema(pool)
+    await pool.execute("CREATE TABLE raw_events (LIKE events INCLUDING ALL)")
+    await pool.execute(GLOBAL_LOCK_FUNCTION)
+    await pool.execute(silent_function())
+    store = PostgresEventStore(pool)
+    recorder = eventsourcing_recorder(url)
+
+    appenders = [
+        lambda: raw_inserts(pool),
+        lambda: fracas_appends(store),
+        lambda: eventsourcing_inserts(recorder),
+    ]
+    await interleaved(appenders, 100)  # warm up connections, caches, prepared statements
+    runs: list[list[Run]] = []
+    for rep in range(args.reps):
+        runs.append(await interleaved(appenders, args.appends))
+        print(f"rep {rep + 1}/{args.reps} done", file=sys.stderr)
+    a, b, c = (median_run([r[k] for r in runs]) for k in range(3))
+
+    replay_b, replay_b_array = await fracas_replay(store, args.reps)
+    replay_c = eventsourcing_replay(recorder, args.reps)
+
+    writers, each = 8, max(50, args.appends // 4)
+    await concurrent_writers(store, writers, 20, "fracas_append")  # warm up
+    functions = ("fracas_append", "bench_append_locked", "bench_append_silent")
+    concurrent: dict[str, list[float]] = {f: [] for f in functions}
+    for _ in range(args.reps):
+        for function in functions:
+            concurrent[function].append(await concurrent_writers(store, writers, each, function))
+    await pool.close()
+    recorder.datastore.close()
+
+    setting = ", ".join(f"{r['name']}={r['setting']}" for r in settings)
+    print(f"Machine: {machine(pg_version)}; {setting}.")
+    print(
+        f"{args.appends} sequential appends of one event per store and run, the stores"
+        f" alternating every 50; medians of {args.reps} runs.\n"
+    )
+    print("| store | events/s | p50 append | p99 append | p50 vs raw | events/s vs raw |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name, run in (
+        ("(a) raw asyncpg INSERT", a),
+        ("(b) Fracas `append`", b),
+        ("(c) eventsourcing (psycopg)", c),
+    ):
+        print(
+            f"| {name} | {run.rate:,.0f} | {ms(run.p50)} | {ms(run.p99)} "
+            f"| {run.p50 / a.p50:.2f}x | {run.rate / a.rate:.2f}x |"
+        )
+    print(f"\nReplay of one {REPLAY_EVENTS:,}-event stream (median of {args.reps}):\n")
+    print("| store | replay |")
+    print("| --- | ---: |")
+    print(f"| (b) Fracas `read_stream` -> list[Recorded] | {ms(replay_b)} |")
+    print(f"| (b') same, PostgreSQL json_agg + one msgspec decode | {ms(replay_b_array)} |")
+    print(f"| (c) eventsourcing `select_events` -> list[StoredEvent] | {ms(replay_c)} |")
+    print(f"\n{writers} concurrent writers on their own streams, {each} appends each:\n")
+    print("| ordering | events/s |")
+    print("| --- | ---: |")
+    for function, label in (
+        ("fracas_append", "xmin horizon + critical section (Fracas)"),
+        ("bench_append_locked", "global lock held to commit"),
+        ("bench_append_silent", "Fracas without its NOTIFY"),
+    ):
+        print(f"| {label} | {statistics.median(concurrent[function]):,.0f} |")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
