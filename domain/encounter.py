@@ -319,6 +319,17 @@ def decide(
     state: EncounterState, command: cmd.Command, dice: Dice, who: Principal = GM
 ) -> list[ev.Event]:
     """The events a command produces, or a Refused exception. Never mutates `state`."""
+    return decide_and_fold(state, command, dice, who)[0]
+
+
+def decide_and_fold(
+    state: EncounterState, command: cmd.Command, dice: Dice, who: Principal = GM
+) -> tuple[list[ev.Event], EncounterState]:
+    """`decide`, plus the state with the events already folded in (a new object).
+
+    The decision folds every event it emits into its own clone anyway; a caller that
+    keeps the state (the resolver, a cache) takes that clone instead of folding twice.
+    """
     if not state.ledger.encounter_id:
         raise NotFound("no such encounter")
     if who.role == "spectator":
@@ -342,4 +353,4 @@ def decide(
         left = len(dice.remaining) if isinstance(dice, dicelib.ManualRoller) else 0
         if left:
             raise Invalid(f"{left} of the dice entered were not used")
-    return ctx.events
+    return ctx.events, ctx.state

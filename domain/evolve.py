@@ -1,69 +1,105 @@
-"""evolve(state, event) -> state: applies a fact. Never validates, never rolls."""
+"""evolve(state, event) -> state: applies a fact. Never validates, never rolls.
+
+Dispatch is one dict lookup on the event's exact type (tags map 1:1 to classes), which
+measured markedly cheaper than a `match` over two dozen class patterns on the replay path.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import reduce
+from typing import Any
 
 from domain import events as ev
 from domain.state import Combatant, EncounterState, Game, Ledger, Pending
 
 # Events that open a step a GM's `undo` reverts as one.
-STEP_OPENERS: tuple[type[ev.Event], ...] = (
-    ev.CombatantAdded,
-    ev.CombatantRemoved,
-    ev.InitiativeSet,
-    ev.CombatStarted,
-    ev.ActionDeclared,
-    ev.ReactionDeclared,
-    ev.TurnEnded,
+STEP_OPENERS: frozenset[type[ev.Event]] = frozenset(
+    {
+        ev.CombatantAdded,
+        ev.CombatantRemoved,
+        ev.InitiativeSet,
+        ev.CombatStarted,
+        ev.ActionDeclared,
+        ev.ReactionDeclared,
+        ev.TurnEnded,
+    }
 )
 
 # Events that belong to the ledger only: an undo leaves them standing.
-LEDGER_ONLY: tuple[type[ev.Event], ...] = (
-    ev.SeedCommitted,
-    ev.EntropyAdded,
-    ev.SeedRevealed,
-    ev.DieRolled,
-    ev.RollDisputed,
-    ev.EncounterClosed,
-    ev.Undone,
+LEDGER_ONLY: frozenset[type[ev.Event]] = frozenset(
+    {
+        ev.SeedCommitted,
+        ev.EntropyAdded,
+        ev.SeedRevealed,
+        ev.DieRolled,
+        ev.RollDisputed,
+        ev.EncounterClosed,
+        ev.Undone,
+    }
 )
 
 
-def _ledger(led: Ledger, event: ev.Event) -> None:
-    match event:
-        case ev.EncounterOpened():
-            led.encounter_id = event.encounter_id
-            led.ruleset = event.ruleset
-            led.name = event.name
-            led.settings = dict(event.settings)
-            led.campaign = event.campaign
-            led.rules_version = event.rules_version
-        case ev.SeedCommitted():
-            led.commitments[event.seed_id] = event.commitment
-            led.next_roll.setdefault(event.seed_id, 1)
-            if event.hidden:
-                led.hidden_seeds.add(event.seed_id)
-        case ev.EntropyAdded():
-            led.entropy.append(event.value)
-        case ev.SeedRevealed():
-            led.revealed[event.seed_id] = event.seed
-        case ev.DieRolled():
-            led.rolls = max(led.rolls, event.seq)
-            if event.hidden:
-                led.hidden_rolls.add(event.seq)
-            if event.roll is not None and event.seed_id is not None:
-                led.next_roll[event.seed_id] = event.roll + 1
-        case ev.RollDisputed():
-            led.disputes.append((event.seq, event.by, event.reason))
-        case ev.EncounterClosed():
-            led.closed = True
-        case _:
-            pass
+# --- the ledger ------------------------------------------------------------------------
+
+
+def _opened(led: Ledger, e: ev.EncounterOpened) -> None:
+    led.encounter_id = e.encounter_id
+    led.ruleset = e.ruleset
+    led.name = e.name
+    led.settings = dict(e.settings)
+    led.campaign = e.campaign
+    led.rules_version = e.rules_version
+
+
+def _committed(led: Ledger, e: ev.SeedCommitted) -> None:
+    led.commitments[e.seed_id] = e.commitment
+    led.next_roll.setdefault(e.seed_id, 1)
+    if e.hidden:
+        led.hidden_seeds.add(e.seed_id)
+
+
+def _entropy(led: Ledger, e: ev.EntropyAdded) -> None:
+    led.entropy.append(e.value)
+
+
+def _revealed(led: Ledger, e: ev.SeedRevealed) -> None:
+    led.revealed[e.seed_id] = e.seed
+
+
+def _rolled(led: Ledger, e: ev.DieRolled) -> None:
+    led.rolls = max(led.rolls, e.seq)
+    if e.hidden:
+        led.hidden_rolls.add(e.seq)
+    if e.roll is not None and e.seed_id is not None:
+        led.next_roll[e.seed_id] = e.roll + 1
+
+
+def _disputed(led: Ledger, e: ev.RollDisputed) -> None:
+    led.disputes.append((e.seq, e.by, e.reason))
+
+
+def _closed(led: Ledger, e: ev.EncounterClosed) -> None:
+    led.closed = True
+
+
+_LEDGER: dict[type[ev.Event], Callable[[Ledger, Any], None]] = {
+    ev.EncounterOpened: _opened,
+    ev.SeedCommitted: _committed,
+    ev.EntropyAdded: _entropy,
+    ev.SeedRevealed: _revealed,
+    ev.DieRolled: _rolled,
+    ev.RollDisputed: _disputed,
+    ev.EncounterClosed: _closed,
+}
+
+
+# --- the game --------------------------------------------------------------------------
 
 
 def _reset_limits(game: Game, scope: str, combatant_id: str | None = None) -> None:
+    if not game.limits:
+        return
     for key in [
         k
         for k, (s, _) in game.limits.items()
@@ -72,101 +108,151 @@ def _reset_limits(game: Game, scope: str, combatant_id: str | None = None) -> No
         del game.limits[key]
 
 
+def _added(game: Game, e: ev.CombatantAdded) -> None:
+    game.added += 1
+    game.combatants[e.combatant_id] = Combatant(
+        e.combatant_id,
+        e.name,
+        e.side,
+        dict(e.sheet),
+        dict(e.resources),
+        dict(e.maxima),
+        e.controller,
+        list(e.gm_only),
+    )
+
+
+def _removed(game: Game, e: ev.CombatantRemoved) -> None:
+    game.combatants.pop(e.combatant_id, None)
+    if e.combatant_id in game.order:
+        game.order.remove(e.combatant_id)
+    game.pending = [p for p in game.pending if e.combatant_id not in (p.attacker, p.target)]
+
+
+def _defeated(game: Game, e: ev.CombatantDefeated) -> None:
+    game.combatants[e.combatant_id].out = e.reason
+    game.combatants[e.combatant_id].out_rule = e.rule
+    game.pending = [p for p in game.pending if p.target != e.combatant_id]
+
+
+def _resource(game: Game, e: ev.ResourceChanged) -> None:
+    game.combatants[e.combatant_id].resources[e.resource] = e.value
+
+
+def _status(game: Game, e: ev.StatusSet) -> None:
+    status = game.combatants[e.combatant_id].status
+    if e.value is None:
+        status.pop(e.key, None)
+    else:
+        status[e.key] = e.value
+
+
+def _limit(game: Game, e: ev.LimitUsed) -> None:
+    key = (e.combatant_id, e.key)
+    game.limits[key] = (e.scope, game.uses(*key) + 1)
+
+
+def _initiative(game: Game, e: ev.InitiativeSet) -> None:
+    game.order = list(e.order)
+    game.scores = dict(e.scores)
+
+
+def _started(game: Game, e: ev.CombatStarted) -> None:
+    game.started = True
+    game.order = list(e.order)
+
+
+def _round(game: Game, e: ev.RoundStarted) -> None:
+    game.round = e.round
+    _reset_limits(game, "round")
+
+
+def _turn(game: Game, e: ev.TurnStarted) -> None:
+    game.actor = e.actor
+    game.phase = e.phase
+    _reset_limits(game, "turn", e.actor)
+
+
+def _turn_ended(game: Game, e: ev.TurnEnded) -> None:
+    game.last = e.actor
+    game.actor = None
+
+
+def _awaited(game: Game, e: ev.ReactionAwaited) -> None:
+    game.pending.append(
+        Pending(
+            e.pending_id,
+            e.attacker,
+            e.target,
+            e.action,
+            e.rank,
+            e.damage,
+            list(e.options),
+            dict(e.detail),
+        )
+    )
+    game.next_pending = e.pending_id + 1
+
+
+def _resolved(game: Game, e: ev.ReactionResolved) -> None:
+    game.pending = [p for p in game.pending if p.id != e.pending_id]
+
+
+_GAME: dict[type[ev.Event], Callable[[Game, Any], None]] = {
+    ev.CombatantAdded: _added,
+    ev.CombatantRemoved: _removed,
+    ev.CombatantDefeated: _defeated,
+    ev.ResourceChanged: _resource,
+    ev.StatusSet: _status,
+    ev.LimitUsed: _limit,
+    ev.InitiativeSet: _initiative,
+    ev.CombatStarted: _started,
+    ev.RoundStarted: _round,
+    ev.TurnStarted: _turn,
+    ev.TurnEnded: _turn_ended,
+    ev.ReactionAwaited: _awaited,
+    ev.ReactionResolved: _resolved,
+}
+
+
 def evolve_game(game: Game, event: ev.Event) -> Game:
     """Apply one game event to the game part."""
-    match event:
-        case ev.CombatantAdded():
-            game.added += 1
-            game.combatants[event.combatant_id] = Combatant(
-                event.combatant_id,
-                event.name,
-                event.side,
-                dict(event.sheet),
-                dict(event.resources),
-                dict(event.maxima),
-                event.controller,
-                list(event.gm_only),
-            )
-        case ev.CombatantRemoved():
-            game.combatants.pop(event.combatant_id, None)
-            if event.combatant_id in game.order:
-                game.order.remove(event.combatant_id)
-            game.pending = [
-                p for p in game.pending if event.combatant_id not in (p.attacker, p.target)
-            ]
-        case ev.CombatantDefeated():
-            game.combatants[event.combatant_id].out = event.reason
-            game.combatants[event.combatant_id].out_rule = event.rule
-            game.pending = [p for p in game.pending if p.target != event.combatant_id]
-        case ev.ResourceChanged():
-            game.combatants[event.combatant_id].resources[event.resource] = event.value
-        case ev.StatusSet():
-            status = game.combatants[event.combatant_id].status
-            if event.value is None:
-                status.pop(event.key, None)
-            else:
-                status[event.key] = event.value
-        case ev.LimitUsed():
-            key = (event.combatant_id, event.key)
-            game.limits[key] = (event.scope, game.uses(*key) + 1)
-        case ev.InitiativeSet():
-            game.order = list(event.order)
-            game.scores = dict(event.scores)
-        case ev.CombatStarted():
-            game.started = True
-            game.order = list(event.order)
-        case ev.RoundStarted():
-            game.round = event.round
-            _reset_limits(game, "round")
-        case ev.TurnStarted():
-            game.actor = event.actor
-            game.phase = event.phase
-            _reset_limits(game, "turn", event.actor)
-        case ev.TurnEnded():
-            game.last = event.actor
-            game.actor = None
-        case ev.ReactionAwaited():
-            game.pending.append(
-                Pending(
-                    event.pending_id,
-                    event.attacker,
-                    event.target,
-                    event.action,
-                    event.rank,
-                    event.damage,
-                    list(event.options),
-                    dict(event.detail),
-                )
-            )
-            game.next_pending = event.pending_id + 1
-        case ev.ReactionResolved():
-            game.pending = [p for p in game.pending if p.id != event.pending_id]
-        case _:
-            pass
+    apply = _GAME.get(type(event))
+    if apply is not None:
+        apply(game, event)
     return game
+
+
+def _undone(state: EncounterState, event: ev.Undone) -> None:
+    led = state.ledger
+    kept = [(v, e) for v, e in led.history if v <= event.to_version]
+    game = Game()
+    for _, e in kept:
+        evolve_game(game, e)
+    state.game = game
+    led.history = kept
+    led.steps = [v for v in led.steps if v <= event.to_version]
 
 
 def evolve(state: EncounterState, event: ev.Event) -> EncounterState:
     """Apply one stored event. Mutates and returns `state`."""
     led = state.ledger
     led.version += 1
-    if isinstance(event, ev.Undone):
-        kept = [(v, e) for v, e in led.history if v <= event.to_version]
-        game = Game()
-        for _, e in kept:
-            evolve_game(game, e)
-        state.game = game
-        led.history = kept
-        led.steps = [v for v in led.steps if v <= event.to_version]
+    kind = type(event)
+    if kind is ev.Undone:
+        assert isinstance(event, ev.Undone)
+        _undone(state, event)
         return state
-    _ledger(led, event)
-    if not isinstance(event, LEDGER_ONLY):
+    apply_ledger = _LEDGER.get(kind)
+    if apply_ledger is not None:
+        apply_ledger(led, event)
+    if kind not in LEDGER_ONLY:
         led.history.append((led.version, event))
-        if isinstance(event, STEP_OPENERS) or (
-            isinstance(event, ev.ResourceChanged) and event.by_gm
-        ):
+        if kind in STEP_OPENERS or (kind is ev.ResourceChanged and getattr(event, "by_gm", False)):
             led.steps.append(led.version)
-        evolve_game(state.game, event)
+        apply_game = _GAME.get(kind)
+        if apply_game is not None:
+            apply_game(state.game, event)
     return state
 
 

@@ -21,8 +21,8 @@ from domain import commands as cmd
 from domain import events as ev
 from domain.context import Dice
 from domain.dice import SeededRoller, commitment
-from domain.encounter import decide, open_encounter
-from domain.evolve import evolve, replay
+from domain.encounter import decide_and_fold, open_encounter
+from domain.evolve import replay
 from domain.rules.d20_na_narrate import narrate
 from domain.rules.d20_na_turns import budget
 from domain.state import EncounterState, Pending
@@ -96,9 +96,7 @@ class _Duel:
         self.dice = dice
 
     def run(self, command: cmd.Command) -> None:
-        new = decide(self.state, command, self.dice)
-        for event in new:
-            evolve(self.state, event)
+        new, self.state = decide_and_fold(self.state, command, self.dice)
         self.events.extend(new)
 
 
