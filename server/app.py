@@ -30,6 +30,8 @@ from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
 from server import db
+from server.campaigns import carry_back, open_in_war
+from server.campaigns import routes as campaign_routes
 from server.errors import (
     HTTPError,
     json_response,
@@ -116,7 +118,12 @@ def int_param(request: Request, name: str, default: int | None) -> int | None:
 
 async def create(request: Request) -> Response:
     body = msgspec.json.decode(await body_of(request), type=CreateEncounter)
-    answer = await service(request).create(body.ruleset, body.name, body.settings, body.campaign)
+    if body.campaign is not None:  # the War's GM token; its characters join (server/campaigns)
+        answer = await open_in_war(
+            service(request), bearer(request), body.ruleset, body.name, body.settings, body.campaign
+        )
+    else:
+        answer = await service(request).create(body.ruleset, body.name, body.settings)
     return json_response(answer, 201)
 
 
@@ -137,7 +144,12 @@ async def post_command(request: Request) -> Response:
     key = request.headers.get("idempotency-key")
     if key is not None and not 1 <= len(key) <= 200:
         raise HTTPError(400, "invalid", "Idempotency-Key must be 1 to 200 characters")
-    return json_response(await service(request).execute(eid, command, who, key))
+    answer = await service(request).execute(eid, command, who, key)
+    if isinstance(command, cmd.Close):  # a War's encounter carries its outcome back
+        carried = await carry_back(service(request), eid)
+        if carried is not None:
+            answer = {**answer, "campaign": carried}
+    return json_response(answer)
 
 
 async def get_events(request: Request) -> Response:
@@ -330,9 +342,8 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         url, stop = db.resolve_database_url(database_url, home)
-        pool = await db.create_pool(url)
+        pool = await db.open_app_pool(url)
         try:
-            await db.apply_schema(pool)
             store = PostgresEventStore(pool, notify_dsn=url)
             app.state.pool = pool
             app.state.metrics = Metrics()
@@ -358,6 +369,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/api/encounters/{id}/export", get_export),
         Route("/api/rulesets", rulesets),
         Route("/api/schema", schema),
+        *campaign_routes,
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ import asyncpg
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema.sql"
 APP_ROLE = "fracas_app"
+log = logging.getLogger(__name__)
 
 
 def resolve_database_url(
@@ -65,3 +67,26 @@ def url_with_database(url: str, database: str) -> str:
     """The same server URL pointing at another database."""
     parts = urlsplit(url)
     return urlunsplit(parts._replace(path="/" + database))
+
+
+async def open_app_pool(url: str) -> asyncpg.Pool[Any]:
+    """Apply the schema as the URL's user, then pool connections acting as fracas_app.
+
+    Least privilege: the server itself may only SELECT and INSERT on the event log. If
+    the URL's user may not take that role (no CREATEROLE on an existing database), the
+    pool keeps the user's own rights and says so.
+    """
+    owner = await asyncpg.connect(url)
+    try:
+        await apply_schema(owner)
+        can = await owner.fetchval(
+            "SELECT pg_has_role(current_user, $1, 'MEMBER')"
+            " FROM pg_roles WHERE rolname = $1",
+            APP_ROLE,
+        )
+    finally:
+        await owner.close()
+    if can:
+        return await create_pool(url, role=APP_ROLE)
+    log.warning("cannot act as %s: the server keeps the rights of the URL's user", APP_ROLE)
+    return await create_pool(url)
