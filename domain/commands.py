@@ -34,6 +34,7 @@ class AddCombatant(Command, tag="add_combatant", frozen=True, kw_only=True):
     sheet: Annotated[dict[str, Any], Meta(max_length=64)] = {}
     controller: Name | None = None
     preset: Name | None = None
+    hidden: Annotated[list[Id], Meta(max_length=16)] = []  # resources only the GM sees
 
 
 class RemoveCombatant(Command, tag="remove_combatant", frozen=True, kw_only=True):

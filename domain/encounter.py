@@ -132,6 +132,10 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
             raise Invalid(f"unknown preset {c.preset!r}; known: {sorted(ctx.rules.presets)}")
         sheet = {**preset, **c.sheet}
     valid = ctx.rules.validate_sheet(sheet, ctx.settings)
+    unknown = [r for r in c.hidden if r not in valid.resources]
+    if unknown:
+        raise Invalid(f"cannot hide {unknown}: the sheet's resources are {sorted(valid.resources)}")
+    gm_only = [*valid.gm_only, *(r for r in c.hidden if r not in valid.gm_only)]
     ctx.emit(
         ev.CombatantAdded(
             combatant_id=f"c{ctx.game.added + 1}",
@@ -141,7 +145,7 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
             resources=valid.resources,
             maxima=valid.maxima,
             controller=c.controller,
-            gm_only=list(valid.gm_only),
+            gm_only=gm_only,
         )
     )
 

@@ -47,6 +47,20 @@ def secret_resources(state: EncounterState) -> set[tuple[str, str]]:
     return {(c.id, r) for c in state.game.combatants.values() for r in c.gm_only}
 
 
+def redacted(envelope: Mapping[str, Any]) -> dict[str, Any]:
+    """A combatant's arrival without the values the GM keeps secret (nor its sheet).
+
+    The copy no longer matches its hash: it says so with `"redacted": true`. Only the
+    GM's view (and the audit bundle, public once the encounter closes) verifies.
+    """
+    data = dict(envelope["data"])
+    hidden = set(data.get("gm_only", ()))
+    for field in ("resources", "maxima"):
+        data[field] = {k: (None if k in hidden else v) for k, v in data.get(field, {}).items()}
+    data["sheet"] = {}
+    return {**envelope, "data": data, "redacted": True}
+
+
 def filter_events(
     envelopes: Iterable[Mapping[str, Any]],
     role: str,
@@ -60,9 +74,11 @@ def filter_events(
     out: list[Mapping[str, Any]] = []
     for envelope in envelopes:
         data = envelope.get("data") or {}
-        if envelope.get("type") == "combatant_added":
+        if envelope.get("type") == "combatant_added" and data.get("gm_only"):
             cid = str(data.get("combatant_id"))
-            known.update((cid, str(r)) for r in data.get("gm_only", ()))
+            known.update((cid, str(r)) for r in data["gm_only"])
+            out.append(redacted(envelope))
+            continue
         elif envelope.get("type") == "die_rolled" and data.get("hidden", False):
             hidden.add(int(data.get("seq", 0)))
         if visible(envelope, role, known, hidden):

@@ -698,3 +698,30 @@ def test_an_export_of_a_stream_with_a_gap_refuses() -> None:
     envelopes = played().envelopes
     with pytest.raises(ValueError, match="expected version 10"):
         text(envelopes[:9] + envelopes[10:], "gm")
+
+
+def test_hidden_resources_are_redacted_from_the_arrival_and_their_changes_filtered() -> None:
+    from domain import commands as cmd
+    from domain.dice import FixedRoller
+    from domain.encounter import decide_and_fold, open_encounter
+    from domain.events import event_data
+    from domain.evolve import replay
+    from projections.filter import filter_events
+
+    state = replay(open_encounter("e", "plain-d100", "t", {}, {"main": ("00", False)}))
+    events: list[Any] = []
+    for command in (
+        cmd.AddCombatant(name="Ogre", side="foes", preset="guard", hidden=["hp"]),
+        cmd.Adjust(combatant="c1", resource="hp", delta=-3, reason="trap"),
+    ):
+        new, state = decide_and_fold(state, command, FixedRoller([]))
+        events += new
+    envelopes = [
+        {"stream": "encounter-e", "version": i, "type": t, "data": d, "meta": {}}
+        for i, (t, d) in enumerate((event_data(e) for e in events), start=4)
+    ]
+    public = filter_events(envelopes, "spectator")
+    assert [e["type"] for e in public] == ["combatant_added"]
+    assert public[0]["data"]["resources"] == {"hp": None}
+    assert public[0]["data"]["sheet"] == {} and public[0]["redacted"] is True
+    assert filter_events(envelopes, "gm")[0]["data"]["resources"] == {"hp": 30}
