@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from domain import events as ev
+from domain.rules.d20_na_tables import zone_en
 
 _ZONES_FR = {
     "head": "à la tête", "torso": "au torse", "back": "au dos",
@@ -79,7 +80,7 @@ def narrate(events: Sequence[ev.Event], lang: str = "en") -> str:
     lines: list[str] = []
 
     def zone(z: Any) -> str:
-        return _ZONES_FR.get(str(z), str(z)) if lang == "fr" else str(z).replace("_", " ")
+        return _ZONES_FR.get(str(z), str(z)) if lang == "fr" else zone_en(str(z))
 
     for e in events:
         if isinstance(e, ev.CombatantAdded):

@@ -218,7 +218,8 @@ def land(
         "weapon_damage": dealt,
         "terms": [[n, v] for n, v in dmg.terms],
         "damage": dmg.total,
-        "summary": f"{target.name} takes {dmg.total} on the {zone} ({terms[2:]} = {dmg.raw})",
+        "summary": f"{target.name} takes {dmg.total} on the {t.zone_en(zone)}"
+        f" ({terms[2:]} = {dmg.raw})",
     }
 
 

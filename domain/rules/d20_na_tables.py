@@ -137,3 +137,9 @@ def damage(
         terms.append(("2×range malus", -2 * malus))
     raw = sum(value for _, value in terms)
     return Damage(tuple(terms), max(floor, raw))
+
+
+def zone_en(zone: str) -> str:
+    """`leg_right` -> "right leg" (the side before the limb, as English has it)."""
+    limb, _, side = zone.partition("_")
+    return f"{side} {limb}" if side in ("left", "right") else zone.replace("_", " ")
