@@ -1,0 +1,446 @@
+"""The War over HTTP: stream `campaign-<uuid>`, folded by the pure decider domain.campaign.
+
+Routes (exported as `routes`):
+- `POST /api/campaigns {name, ruleset: "ranks-d100", settings?}` -> `201 {id, version,
+  gm_token, links}`. The GM token is stored like an encounter's, under the War's uuid.
+- `POST /api/campaigns/{id}/commands` (the War's GM token) -> `200 {version, events}`:
+  the War's commands (`enroll`, `new_day`, `transfer_mana`, `settle_character`), decoded
+  strictly, plus `carry_back {encounter}` to carry a closed encounter's outcome again
+  (idempotent: a no-op once done).
+- `GET /api/campaigns/{id}` -> the War: day, characters with pools, Luck uses left,
+  half-ranks used today, and the encounters already carried back.
+
+Encounters in a War (`POST /api/encounters` with `campaign`): `open_in_war` checks the
+War's GM token, opens the encounter with the War's ranks-d100 settings under the given
+ones, and adds every character able to take part today (not dead, not sidelined, some
+mana left) with `encounter_sheet()`. Each `add_combatant` is appended with the command id
+`war:<character id>`, which is how `carry_back` later maps combatants to characters.
+On `close`, `carry_back` appends one `character_settled` per character, in one batch
+whose meta names the encounter: a second carry-back sees it and appends nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from domain import campaign as war
+from domain import commands as cmd
+from domain.encounter import check_settings
+from domain.errors import Forbidden, Invalid, NotFound, Refused
+from domain.rules import REGISTRY
+from domain.rules.ranks_settings import SETTINGS, merged
+from domain.state import GM
+from server import auth
+from server.errors import HTTPError, json_response
+from server.service import EncounterService, envelope, parse_id
+from server.store import ConcurrencyError, NewEvent, Recorded
+
+RULESET = "ranks-d100"
+RETRIES = 5
+MAX_BODY = 1 << 20
+WAR_KEY = "war:"  # command id prefix of the add_combatant of a War's character
+
+
+class CreateCampaign(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Body of POST /api/campaigns."""
+
+    name: Annotated[str, Meta(min_length=1, max_length=80)]
+    ruleset: str
+    settings: Annotated[dict[str, Any], Meta(max_length=64)] = {}
+
+
+class CarryBack(
+    msgspec.Struct,
+    tag_field="type",
+    tag="carry_back",
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+):
+    """Carry a closed encounter of this War back into it (a no-op if already done)."""
+
+    encounter: uuid.UUID
+
+
+WarCommand = war.Enroll | war.NewDay | war.TransferMana | war.SettleCharacter | CarryBack
+_command_decoder = msgspec.json.Decoder(WarCommand)
+
+
+def _event_types() -> dict[str, type[war.CampaignEvent]]:
+    found: dict[str, type[war.CampaignEvent]] = {}
+    todo = list(war.CampaignEvent.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        tag = cls.__struct_config__.tag
+        if isinstance(tag, str):
+            found[tag] = cls
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+EVENT_TYPES = _event_types()
+
+
+def stream_of(campaign_id: str) -> str:
+    return f"campaign-{campaign_id}"
+
+
+def parse_campaign(raw: str) -> str:
+    """The canonical lower-case uuid of a War, or NotFound."""
+    try:
+        return str(uuid.UUID(raw))
+    except ValueError as e:
+        raise NotFound(f"no War {raw!r}") from e
+
+
+def event_data(event: war.CampaignEvent) -> NewEvent:
+    raw: dict[str, Any] = msgspec.to_builtins(event)
+    return NewEvent(str(raw.pop("type")), raw)
+
+
+def event_of(record: Recorded) -> war.CampaignEvent | None:
+    """The War event a stored row holds (None for a type this server does not know)."""
+    cls = EVENT_TYPES.get(record.type)
+    return None if cls is None else msgspec.convert(record.data, cls)
+
+
+@dataclass
+class War:
+    """A War as loaded: its state, its version and the rows it was folded from."""
+
+    id: str
+    state: war.CampaignState
+    version: int
+    records: list[Recorded]
+
+    def carried(self) -> list[str]:
+        """The encounters already carried back, in order."""
+        seen = (str(r.meta.get("encounter", "")) for r in self.records)
+        return list(dict.fromkeys(e for e in seen if e))
+
+
+async def load(svc: EncounterService, campaign_id: str) -> War:
+    records = await svc.store.read_stream(stream_of(campaign_id))
+    if not records:
+        raise NotFound(f"no War {campaign_id}")
+    state = war.CampaignState()
+    for r in records:
+        event = event_of(r)
+        if event is not None:
+            war.evolve(state, event)
+    return War(campaign_id, state, records[-1].version, records)
+
+
+async def _append(
+    svc: EncounterService,
+    campaign_id: str,
+    expected: int,
+    events: list[war.CampaignEvent],
+    meta: dict[str, Any],
+    conn: Any = None,
+) -> list[Recorded]:
+    try:
+        return await svc.store.append(
+            stream_of(campaign_id),
+            expected,
+            [event_data(e) for e in events],
+            {"rules_version": "1", **meta},
+            conn=conn,
+        )
+    except ValueError as e:  # data PostgreSQL will not store (a NUL character...)
+        raise Invalid(f"the War cannot store this: {e}") from e
+
+
+def _service(request: Request) -> EncounterService:
+    svc: EncounterService = request.app.state.service
+    return svc
+
+
+async def _body(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+        raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    if not header.lower().startswith("bearer "):
+        return None
+    return header[7:].strip() or None
+
+
+async def require_gm(svc: EncounterService, campaign_id: str, token: str | None) -> None:
+    """401 without a token that gives access to this War, 403 for a non-GM one."""
+    if token is None:
+        raise HTTPError(401, "unauthorized", "send Authorization: Bearer <the War's GM token>")
+    who = await auth.principal(svc.pool, campaign_id, token)
+    if who is None:
+        raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+    if who.role != "gm":
+        raise Forbidden("only the War's GM may do this")
+
+
+def _ranks_settings(state: war.CampaignState) -> dict[str, Any]:
+    return {k: v for k, v in state.settings.items() if k in SETTINGS}
+
+
+# --- the War's own commands ---------------------------------------------------------
+
+
+async def execute(
+    svc: EncounterService, campaign_id: str, command: war.CampaignCommand
+) -> dict[str, Any]:
+    """Load -> decide -> append at the loaded version; a conflict re-decides."""
+    for _ in range(RETRIES):
+        loaded = await load(svc, campaign_id)
+        events = war.decide(loaded.state, command)
+        meta = {"actor": "gm", "command_id": uuid.uuid4().hex}
+        try:
+            recorded = await _append(svc, campaign_id, loaded.version, events, meta)
+        except ConcurrencyError:
+            continue
+        answer: dict[str, Any] = {
+            "version": recorded[-1].version,
+            "events": [envelope(r) for r in recorded],
+        }
+        if isinstance(command, war.Enroll) and isinstance(events[0], war.CharacterEnrolled):
+            answer["character_id"] = events[0].character_id
+        return answer
+    raise Refused("conflict", "the War kept changing under this command; send it again")
+
+
+def character_view(state: war.CampaignState, char: war.Character, gm: bool) -> dict[str, Any]:
+    """A character between encounters; the full sheet only for the War's GM."""
+    master = state.characters.get(char.master) if char.master else None
+    return {
+        "id": char.id,
+        "name": char.name,
+        "kind": char.sheet.get("kind"),
+        "master": char.master,
+        "master_name": master.name if master else None,
+        "hp": char.resources["hp"],
+        "mana": char.resources["mana"],
+        "luck": char.resources["luck"],
+        "resources": dict(char.resources),
+        "maxima": dict(char.maxima),
+        "half_ranks_used": list(char.half_ranks_used),
+        "sidelined": char.sidelined,
+        "dead": char.dead,
+        **({"sheet": dict(char.sheet)} if gm else {}),
+    }
+
+
+def view(loaded: War, gm: bool = False) -> dict[str, Any]:
+    s = loaded.state
+    return {
+        "id": loaded.id,
+        "name": s.name,
+        "ruleset": RULESET,
+        "version": loaded.version,
+        "day": s.day,
+        "settings": dict(s.settings),
+        "characters": [character_view(s, c, gm) for c in s.characters.values()],
+        "encounters": loaded.carried(),
+    }
+
+
+# --- routes -------------------------------------------------------------------------
+
+
+async def create_campaign(request: Request) -> Response:
+    body = msgspec.json.decode(await _body(request), type=CreateCampaign)
+    if body.ruleset != RULESET:
+        raise Invalid(f"a War is played under {RULESET}, not {body.ruleset!r}", "RK-AMB-9")
+    check_settings(REGISTRY[RULESET], {k: v for k, v in body.settings.items() if k in SETTINGS})
+    svc = _service(request)
+    campaign_id = str(uuid.uuid4())
+    events = war.open_war(campaign_id, body.name, dict(body.settings))
+    async with svc.pool.acquire() as conn, conn.transaction():
+        gm = await auth.issue(conn, campaign_id, "gm")
+        recorded = await _append(
+            svc, campaign_id, 0, events, {"actor": "gm", "command_id": "create"}, conn
+        )
+    return json_response(
+        {
+            "id": campaign_id,
+            "version": recorded[-1].version,
+            "gm_token": gm,
+            "links": {"war": f"/api/campaigns/{campaign_id}"},
+        },
+        201,
+    )
+
+
+async def post_campaign_command(request: Request) -> Response:
+    svc = _service(request)
+    campaign_id = parse_campaign(request.path_params["id"])
+    raw = await _body(request)
+    await require_gm(svc, campaign_id, _bearer(request))
+    command = _command_decoder.decode(raw)
+    if isinstance(command, CarryBack):
+        eid = parse_id(str(command.encounter))
+        proj = await svc.load(eid)
+        if proj.state.ledger.campaign != campaign_id:
+            raise Invalid(f"encounter {eid} was not fought in this War")
+        if not proj.state.ledger.closed:
+            raise Refused("rule_violation", "close the encounter before carrying it back")
+        carried = await carry_back(svc, eid)
+        return json_response(carried)
+    return json_response(await execute(svc, campaign_id, command))
+
+
+async def get_campaign(request: Request) -> Response:
+    svc = _service(request)
+    campaign_id = parse_campaign(request.path_params["id"])
+    token = _bearer(request)
+    who = None if token is None else await auth.principal(svc.pool, campaign_id, token)
+    if token is not None and who is None:
+        raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+    gm = who is not None and who.role == "gm"
+    return json_response(view(await load(svc, campaign_id), gm))
+
+
+routes: list[Route] = [
+    Route("/api/campaigns", create_campaign, methods=["POST"]),
+    Route("/api/campaigns/{id}", get_campaign),
+    Route("/api/campaigns/{id}/commands", post_campaign_command, methods=["POST"]),
+]
+
+
+# --- encounters in a War --------------------------------------------------------------
+
+
+def _takes_part(char: war.Character) -> bool:
+    """Alive, not sidelined for the Day, and with mana left (RK-25, RK-26)."""
+    return not char.dead and not char.sidelined and char.resources["mana"] > 0
+
+
+def _side(state: war.CampaignState, char: war.Character) -> str:
+    """A Master and its Servant fight on one side, named after the Master."""
+    master = state.characters.get(char.master) if char.master else None
+    return master.name if master is not None else char.name
+
+
+async def open_in_war(
+    svc: EncounterService,
+    token: str | None,
+    ruleset: str,
+    name: str,
+    settings: dict[str, Any],
+    campaign: str,
+) -> dict[str, Any]:
+    """Open an encounter in a War (its GM token required) with the War's characters.
+
+    The War's ranks-d100 settings apply unless the encounter's own override them. Every
+    sheet is checked before anything is stored, so a refusal leaves nothing behind.
+    """
+    campaign_id = parse_campaign(campaign)
+    await require_gm(svc, campaign_id, token)
+    loaded = await load(svc, campaign_id)
+    if ruleset != RULESET:
+        raise Invalid(f"a War's encounters are played under {RULESET}, not {ruleset!r}")
+    rules = REGISTRY[RULESET]
+    combined = {**_ranks_settings(loaded.state), **settings}
+    check_settings(rules, combined)
+    state = loaded.state
+    joining = [
+        (c, war.encounter_sheet(state, c)) for c in state.characters.values() if _takes_part(c)
+    ]
+    for _, sheet in joining:
+        rules.validate_sheet(sheet, combined)
+    answer = await svc.create(ruleset, name, combined, campaign_id)
+    eid = answer["id"]
+    joined: list[dict[str, Any]] = []
+    for char, sheet in joining:
+        added = await svc.execute(
+            eid,
+            cmd.AddCombatant(name=char.name, side=_side(state, char), sheet=sheet),
+            GM,
+            key=WAR_KEY + char.id,
+        )
+        answer["version"] = added["version"]
+        joined.append(
+            {
+                "character_id": char.id,
+                "combatant_id": added["combatant_id"],
+                "name": char.name,
+                "player_token": added["player_token"],
+            }
+        )
+    return {**answer, "campaign": campaign_id, "combatants": joined}
+
+
+def _pool(value: int, top: int) -> int:
+    return max(0, min(value, top))
+
+
+async def carry_back(service: EncounterService, encounter_id: str) -> dict[str, Any] | None:
+    """Carry a closed War encounter's HP, mana, Luck uses and half-ranks used back into
+    the War; None if the encounter is not a War's or is still open. Idempotent: the batch
+    is appended with the encounter id in its meta, and a War that has one is left alone.
+    """
+    proj = await service.load(encounter_id)
+    led, game = proj.state.ledger, proj.state.game
+    if led.campaign is None or not led.closed:
+        return None
+    campaign_id = led.campaign
+    mapping: dict[str, str] = {}  # combatant id -> character id
+    for env in await service.envelopes(encounter_id):
+        key = str(env["meta"].get("command_id", ""))
+        if env["type"] == "combatant_added" and key.startswith(WAR_KEY):
+            mapping[str(env["data"]["combatant_id"])] = key[len(WAR_KEY) :]
+    luck_per_war = merged(led.settings)["luck.scope"] == "war"
+    for _ in range(RETRIES):
+        loaded = await load(service, campaign_id)
+        if encounter_id in loaded.carried():
+            return {"id": campaign_id, "version": loaded.version, "carried": False}
+        state = loaded.state
+        events: list[war.CampaignEvent] = []
+        for cid, char_id in mapping.items():
+            c, char = game.combatants.get(cid), state.characters.get(char_id)
+            if c is None or char is None:
+                continue
+            used = {
+                key.split(".", 1)[1]
+                for (who, key), (_scope, uses) in game.limits.items()
+                if who == cid and key.startswith("half_rank.") and uses > 0
+            }
+            top = char.maxima
+            luck = c.resources.get("luck", char.resources["luck"])
+            events += war.decide(
+                state,
+                war.SettleCharacter(
+                    character_id=char.id,
+                    hp=_pool(c.resources.get("hp", char.resources["hp"]), top["hp"]),
+                    mana=_pool(c.resources.get("mana", char.resources["mana"]), top["mana"]),
+                    luck=_pool(luck, top["luck"]) if luck_per_war else char.resources["luck"],
+                    half_ranks_used=sorted(used | set(char.half_ranks_used)),
+                ),
+            )
+        if not events:
+            return {"id": campaign_id, "version": loaded.version, "carried": False}
+        meta = {"actor": "gm", "command_id": f"carry-back:{encounter_id}"}
+        try:
+            recorded = await _append(
+                service, campaign_id, loaded.version, events, {**meta, "encounter": encounter_id}
+            )
+        except ConcurrencyError:
+            continue
+        return {"id": campaign_id, "version": recorded[-1].version, "carried": True}
+    raise Refused("conflict", "the War kept changing while carrying the encounter back")
