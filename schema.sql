@@ -92,9 +92,12 @@ CREATE OR REPLACE TRIGGER events_append_only_truncate
 -- Why not simply a global lock held to commit (LOCK TABLE / pg_advisory_xact_lock)?
 -- It would serialise every append, index updates and WAL flush included, so writers
 -- of different streams would wait on each other. Here they wait only for the
--- critical section. The price: a long transaction anywhere in the cluster holds the
--- xmin back and delays (never loses) what tailing readers see; and every insert into
--- events must go through fracas_append. bench/RESULTS.md measures both.
+-- critical section. The price: a long writing transaction anywhere in the cluster
+-- holds the xmin back and delays (never loses) what tailing readers see; and every
+-- insert into events must go through fracas_append. bench/RESULTS.md measures both:
+-- on 2 cores they are indistinguishable, because the NOTIFY below already makes
+-- notifying transactions commit one at a time (PostgreSQL keeps notifications in
+-- commit order with a cluster-wide lock held through commit).
 -- ---------------------------------------------------------------------------
 
 CREATE SEQUENCE IF NOT EXISTS events_xact_mark AS bigint MINVALUE 0 START WITH 0;
@@ -173,7 +176,7 @@ BEGIN
   -- another transaction, so it lasts microseconds. The lock is session-level (it must
   -- not last until commit), so an error or a cancel in here must release it.
   -- Assignments (v_done := ...) rather than PERFORM: PL/pgSQL evaluates a simple
-  -- expression without planning a query, some 18 us less per append (bench/store.py).
+  -- expression without the executor: measured 18 us less per append.
   v_done := pg_advisory_lock(7046012301);  -- 'fracas:position'
   BEGIN
     SELECT setval('events_xact_mark', greatest(pg_current_xact_id()::text::bigint, last_value))

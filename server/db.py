@@ -60,7 +60,20 @@ async def create_pool(
         max_size=max_size,
         server_settings=settings,
         max_inactive_connection_lifetime=300,
+        reset=_reset_if_dirty,
     )
+
+
+async def _reset_if_dirty(conn: asyncpg.Connection[Any]) -> None:
+    """Reset a released connection only if it is still inside a transaction.
+
+    asyncpg's default reset costs a round trip on every release (~0.2 ms here). The
+    server keeps no session state on pooled connections (LISTEN has its own
+    connection; fracas_append releases its advisory lock), so only a connection left
+    in a transaction, by a cancel, needs it.
+    """
+    if conn.is_in_transaction():
+        await conn.reset()
 
 
 def url_with_database(url: str, database: str) -> str:
@@ -80,8 +93,7 @@ async def open_app_pool(url: str) -> asyncpg.Pool[Any]:
     try:
         await apply_schema(owner)
         can = await owner.fetchval(
-            "SELECT pg_has_role(current_user, $1, 'MEMBER')"
-            " FROM pg_roles WHERE rolname = $1",
+            "SELECT pg_has_role(current_user, $1, 'MEMBER') FROM pg_roles WHERE rolname = $1",
             APP_ROLE,
         )
     finally:

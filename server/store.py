@@ -89,7 +89,7 @@ _DECODE_OBJECT = msgspec.json.Decoder(dict[str, Any]).decode
 
 # data and meta come back as text and are decoded by msgspec, row by row: measured
 # faster than having PostgreSQL build one JSON array (json_agg) and decoding that once
-# (bench/RESULTS.md: 10,000 events in ~50 ms against ~80 ms).
+# (bench/RESULTS.md: 10,000 events in ~58 ms against ~100 ms).
 _COLUMNS = "stream, version, position, type, data::text, meta::text, prev_hash, hash"
 _SQL_APPEND = "SELECT new_version, positions FROM fracas_append($1, $2, $3, $4::jsonb)"
 _SQL_HEAD = "SELECT version, hash FROM events WHERE stream = $1 ORDER BY version DESC LIMIT 1"

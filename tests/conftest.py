@@ -9,9 +9,13 @@ several people or CI jobs can share one server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -23,17 +27,36 @@ from server.embedded import EmbeddedPostgres
 from server.store import PostgresEventStore
 
 
+@contextlib.contextmanager
+def _folder_outside_pytest_tmp() -> Iterator[Path]:
+    # Not under tmp_path: as root the embedded server runs as the `pgserver` user, and
+    # every pytest session chmods /tmp/pytest-of-root back to 0700 when it starts.
+    path = Path(tempfile.mkdtemp(prefix="fracas-test-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def scratch_dir() -> Iterator[Path]:
+    """A fresh folder an embedded PostgreSQL may live in; removed afterwards."""
+    with _folder_outside_pytest_tmp() as path:
+        yield path
+
+
 @pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server_url() -> Iterator[str]:
     """URL of a database on the server the tests may use to create their own databases."""
     given = os.environ.get("TEST_DATABASE_URL") or os.environ.get("DATABASE_URL")
     if given:
         yield given
         return
-    embedded = EmbeddedPostgres(tmp_path_factory.mktemp("fracas-home"), database="postgres")
-    url = embedded.start()
-    yield url
-    embedded.stop()
+    with _folder_outside_pytest_tmp() as home:
+        embedded = EmbeddedPostgres(home, database="postgres")
+        url = embedded.start()
+        yield url
+        embedded.stop()
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")

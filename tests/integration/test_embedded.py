@@ -13,14 +13,14 @@ from server.embedded import default_home
 
 
 async def test_without_a_database_url_an_embedded_server_starts_and_keeps_its_data(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    scratch_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.setenv("FRACAS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("FRACAS_HOME", str(scratch_dir / "home"))
 
     url, stop = await asyncio.to_thread(resolve_database_url, None, None)
     assert stop is not None
-    assert "/fracas?host=" in url and str(tmp_path / "home" / "pgdata") in url
+    assert "/fracas?host=" in url and str(scratch_dir / "home" / "pgdata") in url
     conn = await asyncpg.connect(url)
     await conn.execute("CREATE TABLE kept (note text); INSERT INTO kept VALUES ('still here')")
     await conn.close()
