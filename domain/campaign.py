@@ -333,6 +333,8 @@ def _transfer(state: CampaignState, c: TransferMana) -> list[CampaignEvent]:
 
 def _settle(state: CampaignState, c: SettleCharacter) -> list[CampaignEvent]:
     char = _char(state, c.character_id)
+    if char.dead and c.hp > 0:
+        raise Refused("rule_violation", f"{char.name} is dead, and death is final", "RK-25")
     for key, value in (("hp", c.hp), ("mana", c.mana), ("luck", c.luck)):
         if value > char.maxima[key]:
             raise Invalid(f"{key} {value} is over {char.name}'s maximum {char.maxima[key]}")
@@ -374,4 +376,5 @@ def encounter_sheet(state: CampaignState, char: Character) -> dict[str, Any]:
         "hp": char.resources["hp"],
         "mana": char.resources["mana"],
         "luck_left": char.resources["luck"],
+        "half_ranks_used": list(char.half_ranks_used),
     }

@@ -148,6 +148,9 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
             gm_only=gm_only,
         )
     )
+    added = f"c{ctx.game.added}"
+    for key, scope, rule in valid.used:
+        ctx.emit(ev.LimitUsed(combatant_id=added, key=key, scope=scope, rule=rule))
 
 
 def _remove(ctx: Ctx, c: cmd.RemoveCombatant) -> None:

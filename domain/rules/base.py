@@ -41,6 +41,8 @@ class Sheet:
     resources: dict[str, int]
     maxima: dict[str, int] = field(default_factory=dict)
     gm_only: tuple[str, ...] = ()
+    # Limits already spent before this encounter (same Day of a War): (key, scope, rule).
+    used: tuple[tuple[str, str, str | None], ...] = ()
 
 
 class RuleSystem(Protocol):

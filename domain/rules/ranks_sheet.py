@@ -36,6 +36,7 @@ _FIELDS = frozenset(
         "hp",
         "mana",
         "luck_left",
+        "half_ranks_used",
     }
 )
 
@@ -174,7 +175,13 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
             resources[resource] = current
     if settings["luck.scope"] == "session":  # RK-AMB-9: uses refill per RP, not per War
         resources["luck"] = top["luck"]
-    return Sheet(out, resources, top)
+    # RK-8: a stat whose half-ranks were switched earlier this Day (one RP = one Day)
+    # stays spent in the Day's next encounter.
+    used = sheet.get("half_ranks_used", [])
+    if not isinstance(used, list) or not set(used) <= set(CORE_STATS) | {"MAGIC", "NP"}:
+        raise Invalid("sheet.half_ranks_used lists stat codes", "RK-8")
+    spent = tuple((f"half_rank.{stat}", "session", "RK-8") for stat in sorted(set(used)))
+    return Sheet(out, resources, top, used=spent)
 
 
 def _check_ex_caps(sheet: Mapping[str, Any]) -> None:

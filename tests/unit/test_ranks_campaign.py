@@ -116,3 +116,32 @@ def test_the_war_replays_to_the_same_state() -> None:
     w.do(war.NewDay())
     w.do(war.NewDay())
     assert war.replay(w.events) == w.state
+
+
+def test_RK_8_half_ranks_spent_earlier_in_the_day_stay_spent_in_the_next_encounter() -> None:
+    from domain import commands as cmd
+    from domain.dice import FixedRoller
+    from domain.encounter import decide_and_fold, open_encounter
+    from domain.errors import Refused
+    from domain.evolve import replay
+    from domain.rules.ranks_sheet import PRESETS
+
+    state = replay(open_encounter("e", "ranks-d100", "t", {}, {"main": ("00", False)}))
+    sheet = {**PRESETS["J1"], "half_ranks_used": ["STR"]}
+    _, state = decide_and_fold(
+        state, cmd.AddCombatant(name="J1", side="a", sheet=sheet), FixedRoller([])
+    )
+    assert state.game.uses("c1", "half_rank.STR") == 1
+    assert state.game.uses("c1", "half_rank.AGI") == 0
+    with pytest.raises(Refused):
+        decide_and_fold(state, cmd.AddCombatant(name="X", side="b", sheet={
+            **PRESETS["J1"], "half_ranks_used": ["nope"]}), FixedRoller([]))
+
+
+def test_RK_25_settling_a_dead_character_cannot_bring_it_back() -> None:
+    w = War()
+    j1 = w.enroll("J1", master())
+    w.do(war.SettleCharacter(character_id=j1, hp=0, mana=10, luck=1))
+    with pytest.raises(Refused) as caught:
+        w.do(war.SettleCharacter(character_id=j1, hp=40, mana=10, luck=1))
+    assert caught.value.rule == "RK-25"
