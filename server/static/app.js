@@ -1,0 +1,275 @@
+// Fracas web UI: the home page, and per encounter the board, the GM console or the
+// player controls, the roll audit and the history, kept live over the websocket.
+import { api } from "./api.js";
+import { html, $ } from "./dom.js";
+import { t, lang, setLang } from "./i18n.js";
+import { Live } from "./live.js";
+import { boardShell, renderStatus, renderOrder, renderSides, renderLog, LogBook } from "./board.js";
+import { setupAudit, openAudit, refreshAudit, auditOpen } from "./audit.js";
+import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer, say } from "./console.js";
+import { home } from "./home.js";
+import { saved, save } from "./store.js";
+
+const app = {
+  id: null,
+  token: null,
+  role: "spectator",
+  mine: [],
+  rules: null,
+  saved: { players: {} },
+  board: null,
+  viewAt: null,
+  viewBoard: null,
+  log: new LogBook(),
+  live: null,
+  conn: "connecting",
+  shown() { return this.viewAt !== null && this.viewBoard ? this.viewBoard : this.board; },
+};
+
+function parseHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  return { token: p.get("token"), role: p.get("role"), as: p.get("as") };
+}
+
+function setConn(state) {
+  app.conn = state;
+  const el = $("#conn");
+  el.hidden = false;
+  el.dataset.state = state;
+  el.textContent = t(state);
+}
+
+function setRoleBadge() {
+  const el = $("#role-badge");
+  el.hidden = false;
+  el.dataset.role = app.role;
+  el.textContent = t(app.role);
+}
+
+/** Post a command; show the server's refusal in `msgEl` (or let `onError` place it). */
+app.send = async (body, msgEl, onError) => {
+  const dice = $("#dice-input");
+  if (app.role === "gm" && dice && dice.value.trim() && body.type !== "add_combatant") {
+    const faces = dice.value.replace(/^\s*dice\s*:/i, "").split(/[\s,;]+/).filter(Boolean).map(Number);
+    if (faces.some((f) => !Number.isInteger(f) || f < 1)) {
+      say(msgEl, `dice: ${dice.value}?`, true);
+      return null;
+    }
+    if (faces.length) body = { ...body, dice: faces };
+  }
+  try {
+    const answer = await api.command(app.id, app.token, body);
+    if (body.dice && dice) dice.value = "";
+    say(msgEl, `${t("ok")} · ${t("version")} ${answer.version}`);
+    if (!app.live || !app.live.connected) refresh();
+    return answer;
+  } catch (err) {
+    if (!(onError && onError(err))) say(msgEl, err.rule ? `${err.message} (${err.rule})` : err.message, true);
+    return null;
+  }
+};
+
+app.rememberPlayer = (cid, name, token) => {
+  const players = { ...app.saved.players, [cid]: { name, token } };
+  app.saved = save(app.id, { players });
+  if (app.board) renderGm(app, app.shown());
+};
+
+async function refresh() {
+  try {
+    applyBoard(await api.board(app.id, app.token));
+  } catch { /* the live feed catches up when it reconnects */ }
+}
+
+function applyBoard(b) {
+  const prev = app.board;
+  if (prev && b.version <= prev.version) return;
+  app.board = b;
+  app.log.merge(b.log);
+  if (app.live && b.version > app.live.version) app.live.version = b.version;
+  if (app.viewAt === null) render();
+  else renderHistoryBar();
+  const changed = !prev || prev.dice.revealed.length !== b.dice.revealed.length
+    || prev.disputes.length !== b.disputes.length;
+  if (changed && auditOpen() !== null) refreshAudit();
+}
+
+function render() {
+  const b = app.shown();
+  if (!b) return;
+  renderStatus(b);
+  renderOrder(b);
+  renderSides(b);
+  renderLog(app.log.lines(app.viewAt ?? Infinity));
+  if (app.role === "gm") renderGm(app, b);
+  if (app.role === "player") renderPlayer(app, b);
+  const controls = $("#controls");
+  if (controls) controls.disabled = app.viewAt !== null;
+  renderHistoryBar();
+}
+
+function renderHistoryBar() {
+  const live = app.board.version;
+  const at = app.viewAt;
+  $("#hist-back").disabled = (at ?? live) <= 1;
+  $("#hist-forward").disabled = at === null;
+  $("#hist-live").hidden = at === null;
+  const state = $("#hist-state");
+  state.textContent = at === null ? t("live_at", { v: live }) : t("viewing", { v: at });
+  state.dataset.mode = at === null ? "live" : "history";
+  document.body.classList.toggle("history-mode", at !== null);
+  $("#hist-note").hidden = at === null;
+  const input = $("#hist-version");
+  input.max = String(live);
+  if (document.activeElement !== input) input.value = String(at ?? live);
+}
+
+async function goTo(v) {
+  const live = app.board.version;
+  if (!Number.isFinite(v)) return;
+  if (v >= live) {
+    goLive();
+    return;
+  }
+  v = Math.max(1, Math.floor(v));
+  try {
+    const b = await api.board(app.id, app.token, v);
+    app.log.merge(b.log);
+    app.viewAt = v;
+    app.viewBoard = b;
+    render();
+  } catch (err) {
+    $("#hist-state").textContent = err.message;
+  }
+}
+
+function goLive() {
+  app.viewAt = null;
+  app.viewBoard = null;
+  render();
+}
+
+function historyBar() {
+  return html`
+    <nav class="history card" aria-label="${t("history")}">
+      <button type="button" id="hist-back" class="ghost">${t("back")}</button>
+      <button type="button" id="hist-forward" class="ghost">${t("forward")}</button>
+      <form id="hist-form" class="hist-form">
+        <label for="hist-version" class="sr-only">${t("go_version")}</label>
+        <input id="hist-version" type="number" min="1" inputmode="numeric">
+        <button type="submit" class="ghost">${t("go")}</button>
+      </form>
+      <span id="hist-state" role="status" aria-live="polite"></span>
+      <button type="button" id="hist-live" hidden>${t("back_to_live")}</button>
+      <p id="hist-note" class="muted small" hidden>${t("history_mode")}</p>
+    </nav>`;
+}
+
+function mount() {
+  const main = $("#main");
+  let side = "";
+  if (app.role === "gm") side = html`<aside class="side-col" aria-label="${t("gm")}"><fieldset id="controls">${gmShell(app)}</fieldset></aside>`;
+  else if (app.role === "player") side = html`<aside class="side-col" aria-label="${t("your_controls")}"><fieldset id="controls">${playerShell()}</fieldset></aside>`;
+  main.innerHTML = String(html`
+    <div class="layout ${side ? app.role : "solo"}">
+      <div class="board-col">${historyBar()}${boardShell()}</div>
+      ${side}
+    </div>`);
+  $("#hist-back").addEventListener("click", () => goTo((app.viewAt ?? app.board.version) - 1));
+  $("#hist-forward").addEventListener("click", () => goTo((app.viewAt ?? app.board.version) + 1));
+  $("#hist-live").addEventListener("click", goLive);
+  $("#hist-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    goTo(Number($("#hist-version").value));
+  });
+  $("#log").addEventListener("click", (e) => {
+    const btn = e.target.closest("button[data-roll]");
+    if (btn) openAudit(Number(btn.dataset.roll), btn);
+  });
+  if (app.role === "gm") bindGm(app);
+  if (app.role === "player") bindPlayer(app);
+  if (app.conn) setConn(app.conn);
+  setRoleBadge();
+  render();
+}
+
+async function decideRole(id, hash, board) {
+  const mem = saved(id);
+  if (hash.role === "gm" || (hash.token && hash.token === mem.gm)) {
+    save(id, { gm: hash.token, name: board.encounter.name, ruleset: board.encounter.ruleset, created: mem.created || Date.now() });
+    return "gm";
+  }
+  if (hash.as) return "player";
+  if (hash.role === "spectator" || !hash.token || hash.token === mem.spectator || board.encounter.closed) return "spectator";
+  try {
+    await api.probeGm(id, hash.token);
+    save(id, { gm: hash.token, name: board.encounter.name, ruleset: board.encounter.ruleset });
+    return "gm";
+  } catch {
+    return "spectator";
+  }
+}
+
+async function encounterPage(id) {
+  const hash = parseHash();
+  const mem = saved(id);
+  app.id = id;
+  app.token = hash.token || mem.gm || mem.spectator || null;
+  if (!hash.token && mem.gm) hash.role = "gm";
+  hash.token = app.token;
+  let board;
+  let rulesets;
+  try {
+    [board, rulesets] = await Promise.all([api.board(id, app.token), api.rulesets()]);
+  } catch (err) {
+    $("#main").innerHTML = String(html`<p class="error card">${t("not_found")} (${err.message})</p>`);
+    return;
+  }
+  app.role = await decideRole(id, hash, board);
+  app.mine = hash.as ? hash.as.split(",").filter(Boolean) : [];
+  app.saved = saved(id);
+  app.rules = rulesets.find((r) => r.id === board.encounter.ruleset)
+    || { actions: {}, reactions: {}, presets: {}, settings: {} };
+  document.title = `${board.encounter.name} · Fracas`;
+  setupAudit({
+    id,
+    token: app.token,
+    canDispute: () => app.role !== "spectator",
+    onDisputed: () => { if (!app.live || !app.live.connected) refresh(); },
+  });
+  app.board = board;
+  app.log.merge(board.log);
+  mount();
+  app.live = new Live({ id, token: app.token, onBoard: applyBoard, onState: setConn });
+  app.live.start(board.version);
+}
+
+function setupLang() {
+  const btn = $("#lang-toggle");
+  const paint = () => {
+    btn.textContent = t("lang_switch");
+    btn.lang = lang() === "fr" ? "en" : "fr";
+    document.documentElement.lang = lang();
+  };
+  paint();
+  btn.addEventListener("click", () => {
+    setLang(lang() === "fr" ? "en" : "fr");
+    paint();
+    if (app.id && app.board) {
+      mount();
+      if (auditOpen() !== null) openAudit(auditOpen());
+    } else if (!app.id) {
+      home($("#main"));
+    }
+  });
+}
+
+function main() {
+  setupLang();
+  const m = location.pathname.match(/^\/e\/([0-9a-fA-F-]{36})\/?$/);
+  if (m) encounterPage(m[1].toLowerCase());
+  else home($("#main"));
+  window.addEventListener("hashchange", () => location.reload());
+}
+
+main();

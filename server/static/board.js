@@ -1,0 +1,145 @@
+// The board every role sees: round and phase, initiative, combatants by side with their
+// resource bars, the pending reaction, and the log with dice faces and audit buttons.
+import { html, patch, $ } from "./dom.js";
+import { t, localized, lang } from "./i18n.js";
+
+export function boardShell() {
+  return html`
+    <section class="card status" aria-labelledby="status-title">
+      <h2 id="status-title" class="sr-only">${t("round")}</h2>
+      <div id="status"></div>
+      <div id="pending" aria-live="polite"></div>
+    </section>
+    <section class="card" aria-labelledby="order-title">
+      <h2 id="order-title">${t("order")}</h2>
+      <div id="order"></div>
+    </section>
+    <section class="card" aria-labelledby="sides-title">
+      <h2 id="sides-title">${t("sides")}</h2>
+      <div id="sides" class="sides"></div>
+    </section>
+    <section class="card log-card" aria-labelledby="log-title">
+      <h2 id="log-title">${t("log")}</h2>
+      <ol id="log" class="log" aria-live="polite" aria-relevant="additions"></ol>
+    </section>`;
+}
+
+const name = (b, id) => (b.combatants.find((c) => c.id === id) || {}).name || id;
+
+export function renderStatus(b) {
+  const phase = b.phase ? html`<span><b>${t("phase")}</b> ${b.phase}</span>` : "";
+  const round = b.started ? html`<span><b>${t("round")}</b> <span id="round">${b.round}</span></span>`
+    : html`<span>${t("not_started")}</span>`;
+  const actor = b.actor ? html`<span class="actor-now">▶ ${name(b, b.actor)}</span>` : "";
+  const closed = b.encounter.closed ? html`<span class="badge closed">${t("closed")}</span>` : "";
+  const winner = b.winner ? html`<span class="badge win">${t("winner")}: ${b.winner}</span>` : "";
+  patch($("#status"), html`
+    <h1 class="enc-name">${b.encounter.name} <small>${b.encounter.ruleset}</small></h1>
+    <p class="meta">${round} ${phase} ${actor} ${closed} ${winner}
+      <span class="ver">${t("version")} ${b.version}</span></p>`);
+  patch($("#pending"), b.pending.map((p) => html`
+    <p class="pending" data-pending="${p.id}"><b>${t("pending")}:</b> ${localized(p, "text")}</p>`));
+}
+
+export function renderOrder(b) {
+  if (!b.order.length) {
+    patch($("#order"), html`<p class="muted">${t("no_order")}</p>`);
+    return;
+  }
+  patch($("#order"), html`<ol class="order">${b.order.map((o) => html`
+    <li class="${o.id === b.actor ? "current" : ""}" ${o.id === b.actor ? html`aria-current="true"` : ""}>
+      <span class="who">${o.name}</span> <span class="score">${o.score ?? "–"}</span></li>`)}</ol>`);
+}
+
+function bar(c, key) {
+  const v = c.resources[key];
+  const max = c.maxima[key];
+  const secret = c.hidden.includes(key);
+  if (secret || v === null || v === undefined) {
+    return html`<div class="res hidden-res" data-res="${key}"><span class="res-name">${key}</span>
+      <span class="res-val">${t("hidden")}</span></div>`;
+  }
+  const pct = max ? Math.max(0, Math.min(100, Math.round((100 * v) / max))) : 100;
+  const kind = /^(hp|pv|health)$/i.test(key) ? "hp" : /mana|mp/i.test(key) ? "mana" : "other";
+  return html`<div class="res ${kind}" data-res="${key}">
+    <span class="res-name">${key}</span>
+    <span class="res-bar" role="meter" aria-label="${c.name} ${key}" aria-valuemin="0"
+      aria-valuemax="${max ?? v}" aria-valuenow="${v}"><span style="width:${pct}%"></span></span>
+    <span class="res-val">${v}${max !== null && max !== undefined ? html`<span class="max">/${max}</span>` : ""}</span>
+  </div>`;
+}
+
+function chipValue(b, v) {
+  if (Array.isArray(v)) return v.map((x) => (typeof x === "string" ? name(b, x) : JSON.stringify(x))).join(", ");
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+export function renderSides(b) {
+  if (!b.combatants.length) {
+    patch($("#sides"), html`<p class="muted">${t("no_combatants")}</p>`);
+    return;
+  }
+  patch($("#sides"), b.sides.map((side) => html`
+    <div class="side">
+      <h3>${side}</h3>
+      <ul class="fighters">${b.combatants.filter((c) => c.side === side).map((c) => html`
+        <li class="fighter ${c.id === b.actor ? "current" : ""} ${c.out ? "is-out" : ""}" data-cid="${c.id}">
+          <div class="fighter-head"><b class="fname">${c.name}</b> <code>${c.id}</code>
+            ${c.out ? html`<span class="badge out">${t("out")}: ${c.out}</span>` : ""}
+            ${Object.entries(c.status).filter(([, v]) => v !== false && v !== null && v !== 0
+              && !(Array.isArray(v) && !v.length))
+              .map(([k, v]) => html`<span class="chip">${k}${v === true ? "" : `: ${chipValue(b, v)}`}</span>`)}
+          </div>
+          ${Object.keys(c.resources).map((k) => bar(c, k))}
+        </li>`)}</ul>
+    </div>`));
+}
+
+/** Log lines keyed by version and position within it: a resumed feed merges without duplicates. */
+export class LogBook {
+  constructor() { this.byVersion = new Map(); }
+
+  merge(lines) {
+    const grouped = new Map();
+    for (const line of lines) {
+      if (!grouped.has(line.version)) grouped.set(line.version, []);
+      grouped.get(line.version).push(line);
+    }
+    for (const [v, ls] of grouped) this.byVersion.set(v, ls);
+  }
+
+  lines(upto = Infinity) {
+    return [...this.byVersion.keys()].filter((v) => v <= upto).sort((a, b) => a - b)
+      .flatMap((v) => this.byVersion.get(v).map((line, i) => ({ ...line, key: `${v}:${i}` })));
+  }
+}
+
+function lineHtml(line) {
+  const faces = line.faces && line.faces.length
+    ? html`<span class="faces" aria-label="${t("faces")}">${line.faces.map((f) => html`<span class="die">${f}</span>`)}</span>` : "";
+  const audit = line.roll ? html`<button type="button" class="link audit-btn" data-roll="${line.roll}"
+      aria-label="${t("audit")} ${t("roll_n", { n: line.roll })}">${t("roll_n", { n: line.roll })}</button>` : "";
+  const cls = ["line", line.kind, line.outcome ? `o-${line.outcome}` : "", line.hidden ? "secret" : ""].join(" ");
+  return `<li class="${cls}" data-key="${line.key}" data-version="${line.version}">`
+    + `<span class="v">${line.version}</span> <span class="text">${html`${localized(line, "text")}`}</span> ${faces}${audit}</li>`;
+}
+
+/** Append new lines (the common case) or rebuild when the list is not an extension. */
+export function renderLog(lines) {
+  const ol = $("#log");
+  if (!ol) return;
+  const have = Array.from(ol.children).map((li) => li.dataset.key);
+  const want = lines.map((l) => l.key);
+  const extends_ = have.length <= want.length && have.every((k, i) => k === want[i]) && ol.dataset.lang === lang();
+  if (!extends_) {
+    ol.innerHTML = lines.map(lineHtml).join("");
+    ol.dataset.lang = lang();
+  } else if (want.length > have.length) {
+    ol.insertAdjacentHTML("beforeend", lines.slice(have.length).map(lineHtml).join(""));
+  } else {
+    return;
+  }
+  const card = ol.parentElement;
+  if (card) ol.scrollTop = ol.scrollHeight;
+}

@@ -1,0 +1,432 @@
+// The GM console and the player controls. Static forms are built once per page; the parts
+// that follow the board (links, legal actions, pending reactions, disputes) are patched.
+import { api } from "./api.js";
+import { html, patch, $, $$, setOptions, copyText } from "./dom.js";
+import { t, localized, outcome } from "./i18n.js";
+import { openAudit, proofBadge } from "./audit.js";
+
+const nameOf = (b, id) => (b.combatants.find((c) => c.id === id) || {}).name || id;
+
+// --- shared: actions and reactions --------------------------------------------------
+
+function choiceFields(entry) {
+  const ch = entry.choices;
+  if (!ch) return "";
+  if (Array.isArray(ch)) {
+    if (!ch.length) return "";
+    return html`<label class="mini">${t("name")} <select data-choice="name">${ch.map((n) => html`<option>${n}</option>`)}</select></label>`;
+  }
+  return Object.entries(ch).map(([k, vals]) => {
+    if (Array.isArray(vals)) {
+      const blank = k === "aim" ? html`<option value="">–</option>` : "";
+      return html`<label class="mini">${k} <select data-choice="${k}">${blank}${vals.map((n) => html`<option>${n}</option>`)}</select></label>`;
+    }
+    return html`<label class="mini">${k} (${vals}) <input type="number" min="0" data-choice="${k}" data-number></label>`;
+  });
+}
+
+function actionRow(app, b, cid, entry) {
+  const spec = app.rules.actions[entry.action] || {};
+  const label = localized(spec) || entry.action;
+  const targets = entry.targets || [];
+  const ranks = entry.ranks || [];
+  const why = entry.enabled ? "" : entry.reason;
+  return html`
+    <li class="action ${entry.enabled ? "" : "disabled"}" data-cid="${cid}" data-action="${entry.action}">
+      <button type="button" data-act="${entry.action}" ${entry.enabled ? "" : html`disabled aria-disabled="true"`}
+        title="${why || entry.rule || ""}">${label}</button>
+      ${targets.length ? html`<label class="mini">${t("target")} <select data-field="target">${targets.map((id) => html`<option value="${id}">${nameOf(b, id)}</option>`)}</select></label>` : ""}
+      ${ranks.length ? html`<label class="mini">${t("rank")} <select data-field="rank">${ranks.map((r, i) => html`<option ${i === ranks.length - 1 ? "selected" : ""}>${r}</option>`)}</select></label>` : ""}
+      ${entry.enabled ? choiceFields(entry) : ""}
+      ${entry.rule ? html`<code class="rule">${entry.rule}</code>` : ""}
+      ${why ? html`<span class="reason">${why}</span>` : ""}
+    </li>`;
+}
+
+function actionsHtml(app, b, cid) {
+  const entries = (b.legal[cid] || []).filter((e) => e.action in app.rules.actions && !e.reaction);
+  const end = b.started && b.actor === cid && !b.encounter.closed
+    ? html`<li class="action"><button type="button" data-end="${cid}">${t("end_turn")}</button></li>` : "";
+  return html`<ul class="actions">${entries.map((e) => actionRow(app, b, cid, e))}${end}</ul>`;
+}
+
+function reactionsHtml(app, b, p, asGm) {
+  const legal = b.legal[p.target] || [];
+  const buttons = p.options.map((opt) => {
+    const spec = app.rules.reactions[opt];
+    const label = opt === "none" ? t("no_defense") : localized(spec) || opt;
+    const entry = legal.find((e) => e.action === opt && (e.reaction || !(opt in app.rules.actions)));
+    const enabled = !entry || entry.enabled;
+    return html`<button type="button" data-react="${opt}" data-cid="${p.target}"
+      class="${opt === "none" ? "secondary" : ""}" ${enabled ? "" : "disabled"}
+      title="${entry && !enabled ? entry.reason : (spec && spec.rule) || ""}">${label}</button>
+      ${entry && !enabled ? html`<span class="reason">${entry.reason}</span>` : ""}`;
+  });
+  return html`
+    <div class="react" data-pending="${p.id}" data-cid="${p.target}">
+      <p>${localized(p, "text")}</p>
+      ${asGm ? html`<p class="muted small">${t("answer_for", { name: p.target_name })}</p>` : ""}
+      <div class="buttons">${buttons}</div>
+      <details class="opts"><summary>${t("options_json")}</summary>
+        <input type="text" data-options placeholder='{"reduce": "END"}' aria-label="${t("options_json")}"></details>
+    </div>`;
+}
+
+function readOptions(scope) {
+  const out = {};
+  for (const el of $$("[data-choice]", scope)) {
+    if (el.value === "") continue;
+    out[el.dataset.choice] = el.dataset.number !== undefined ? Number(el.value) : el.value;
+  }
+  return out;
+}
+
+/** Clicks on act / react / end-turn buttons anywhere inside `root`. */
+function bindCommands(app, root, msgEl) {
+  root.addEventListener("click", async (e) => {
+    const btn = e.target.closest("button");
+    if (!btn || btn.disabled) return;
+    let body = null;
+    if (btn.dataset.act) {
+      const row = btn.closest("[data-action]");
+      body = { type: "act", actor: row.dataset.cid, action: btn.dataset.act };
+      const target = $("[data-field=target]", row);
+      const rank = $("[data-field=rank]", row);
+      if (target) body.target = target.value;
+      if (rank) body.rank = rank.value;
+      const options = readOptions(row);
+      if (Object.keys(options).length) body.options = options;
+    } else if (btn.dataset.react) {
+      const box = btn.closest(".react");
+      body = { type: "react", actor: btn.dataset.cid, reaction: btn.dataset.react };
+      const raw = $("[data-options]", box);
+      if (raw && raw.value.trim()) {
+        try { body.options = JSON.parse(raw.value); } catch (err) {
+          say(msgEl, err.message, true);
+          return;
+        }
+      }
+    } else if (btn.dataset.end) {
+      body = { type: "end_turn", actor: btn.dataset.end };
+    }
+    if (body) await app.send(body, msgEl);
+  });
+}
+
+export function say(el, text, error = false) {
+  if (!el) return;
+  el.textContent = text;
+  el.className = `form-msg ${error ? "error" : "ok"}`;
+}
+
+// --- player ---------------------------------------------------------------------------
+
+export function playerShell() {
+  return html`
+    <section class="card" aria-labelledby="mine-title">
+      <h2 id="mine-title">${t("your_controls")}</h2>
+      <div id="mine"></div>
+      <p id="player-msg" class="form-msg" role="status"></p>
+    </section>`;
+}
+
+export function bindPlayer(app) {
+  bindCommands(app, $("#mine"), $("#player-msg"));
+}
+
+export function renderPlayer(app, b) {
+  patch($("#mine"), app.mine.map((cid) => {
+    const c = b.combatants.find((x) => x.id === cid);
+    if (!c) return "";
+    const pending = b.pending.filter((p) => p.target === cid);
+    const turn = b.started && b.actor === cid && !b.encounter.closed;
+    let body;
+    if (pending.length) body = pending.map((p) => reactionsHtml(app, b, p, false));
+    else if (turn) body = actionsHtml(app, b, cid);
+    else body = html`<p class="muted">${t("wait", { name: c.name })}</p>`;
+    const head = pending.length ? t("defend", { name: c.name }) : turn ? t("your_turn", { name: c.name }) : c.name;
+    return html`<div class="mine ${turn || pending.length ? "hot" : ""}" data-cid="${cid}"><h3>${head}</h3>${body}</div>`;
+  }));
+}
+
+// --- GM console -----------------------------------------------------------------------
+
+export function gmShell(app) {
+  const presets = Object.keys(app.rules.presets);
+  return html`
+    <section class="card" aria-labelledby="share-title">
+      <h2 id="share-title">${t("share")}</h2>
+      <div id="share"></div>
+    </section>
+    <section class="card" aria-labelledby="turn-title">
+      <h2 id="turn-title">${t("turn")}</h2>
+      <div class="buttons">
+        <button type="button" id="btn-init">${t("roll_initiative")}</button>
+        <button type="button" id="btn-start">${t("start_combat")}</button>
+      </div>
+      <label class="field">${t("dice")} <input id="dice-input" type="text" inputmode="numeric"
+        autocomplete="off" placeholder="dice: 12 7" aria-describedby="dice-hint"></label>
+      <small id="dice-hint" class="muted">${t("dice_hint")}</small>
+      <div id="gm-actions"></div>
+      <h3>${t("reactions")}</h3>
+      <div id="gm-pending"></div>
+      <p id="gm-msg" class="form-msg" role="status"></p>
+    </section>
+    <section class="card" aria-labelledby="add-title">
+      <h2 id="add-title">${t("add_combatant")}</h2>
+      <form id="add-form" class="grid-form" novalidate>
+        <label>${t("name")} <input name="name" id="add-name" required maxlength="80"></label>
+        <label>${t("side")} <input name="side" id="add-side" required maxlength="80" list="side-list" value="heroes"></label>
+        <datalist id="side-list"></datalist>
+        <label>${t("preset")} <select name="preset" id="add-preset">
+          ${presets.map((p) => html`<option value="${p}">${p}</option>`)}
+          <option value="">${t("custom_sheet")}</option></select></label>
+        <label>${t("controller")} <input name="controller" id="add-controller" maxlength="80"></label>
+        <label class="wide" id="sheet-label" hidden>${t("sheet")}
+          <textarea name="sheet" id="add-sheet" rows="6" spellcheck="false" aria-describedby="sheet-error"></textarea>
+          <span id="sheet-error" class="field-error" role="alert"></span></label>
+        <div class="wide"><button type="submit">${t("add")}</button>
+          <span id="add-msg" class="form-msg" role="status"></span></div>
+      </form>
+    </section>
+    <section class="card" aria-labelledby="adjust-title">
+      <h2 id="adjust-title">${t("adjust")}</h2>
+      <form id="adjust-form" class="grid-form">
+        <label>${t("combatant")} <select name="combatant" id="adj-combatant"></select></label>
+        <label>${t("resource")} <select name="resource" id="adj-resource"></select></label>
+        <label>${t("delta")} <input name="delta" id="adj-delta" type="number" required value="-1"></label>
+        <label>${t("reason")} <input name="reason" id="adj-reason" required maxlength="2000"></label>
+        <div class="wide"><button type="submit">${t("apply")}</button><span id="adjust-msg" class="form-msg" role="status"></span></div>
+      </form>
+    </section>
+    <section class="card" aria-labelledby="roll-title">
+      <h2 id="roll-title">${t("free_roll")}</h2>
+      <form id="roll-form" class="grid-form">
+        <label>${t("expr")} <input name="expr" id="roll-expr" required value="1d20" maxlength="40"></label>
+        <label>${t("purpose")} <input name="purpose" id="roll-purpose" maxlength="2000"></label>
+        <label class="check"><input type="checkbox" name="hidden" id="roll-hidden"> ${t("hidden_roll")}</label>
+        <div class="wide"><button type="submit">${t("roll")}</button><span id="roll-msg" class="form-msg" role="status"></span></div>
+      </form>
+    </section>
+    <section class="card" aria-labelledby="disputes-title">
+      <h2 id="disputes-title">${t("disputes")}</h2>
+      <div id="gm-disputes"></div>
+    </section>
+    <section class="card" aria-labelledby="export-title">
+      <h2 id="export-title">${t("export")}</h2>
+      <div class="buttons">
+        <button type="button" data-export="bbcode" data-scope="last">${t("copy_last_bb")}</button>
+        <button type="button" data-export="markdown" data-scope="last">${t("copy_last_md")}</button>
+        <button type="button" data-export="bbcode" data-scope="all" class="secondary">${t("copy_all_bb")}</button>
+        <button type="button" data-export="markdown" data-scope="all" class="secondary">${t("copy_all_md")}</button>
+      </div>
+      <textarea id="export-out" rows="5" readonly aria-label="${t("export")}" hidden></textarea>
+      <span id="export-msg" class="form-msg" role="status"></span>
+    </section>
+    <section class="card danger-zone" aria-labelledby="undo-title">
+      <h2 id="undo-title">${t("undo_close")}</h2>
+      <form id="undo-form" class="row-form">
+        <label>${t("reason")} <input name="reason" id="undo-reason" required maxlength="2000"></label>
+        <button type="submit" class="secondary">${t("undo")}</button>
+      </form>
+      <div class="buttons"><button type="button" id="btn-close" class="danger">${t("close_reveal")}</button></div>
+      <p id="undo-msg" class="form-msg" role="status"></p>
+    </section>`;
+}
+
+function presetSheet(app) {
+  const p = $("#add-preset").value;
+  return p ? app.rules.presets[p] : null;
+}
+
+export function bindGm(app) {
+  const gmMsg = $("#gm-msg");
+  bindCommands(app, $("#gm-actions"), gmMsg);
+  bindCommands(app, $("#gm-pending"), gmMsg);
+  $("#btn-init").addEventListener("click", () => app.send({ type: "roll_initiative" }, gmMsg));
+  $("#btn-start").addEventListener("click", () => app.send({ type: "start_combat" }, gmMsg));
+  $("#btn-close").addEventListener("click", () => app.send({ type: "close", reason: "" }, $("#undo-msg")));
+
+  const preset = $("#add-preset");
+  const syncSheet = () => {
+    const custom = preset.value === "";
+    $("#sheet-label").hidden = !custom;
+    const first = Object.values(app.rules.presets)[0] || {};
+    if (custom && !$("#add-sheet").value) $("#add-sheet").value = JSON.stringify(first, null, 1);
+    if (!$("#add-name").value || $("#add-name").dataset.auto) {
+      $("#add-name").value = preset.value ? preset.value[0].toUpperCase() + preset.value.slice(1) : "";
+      $("#add-name").dataset.auto = "1";
+    }
+  };
+  $("#add-name").addEventListener("input", (e) => { delete e.target.dataset.auto; });
+  preset.addEventListener("change", syncSheet);
+  syncSheet();
+
+  $("#add-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.target;
+    const sheetErr = $("#sheet-error");
+    sheetErr.textContent = "";
+    $("#add-sheet").removeAttribute("aria-invalid");
+    const body = { type: "add_combatant", name: f.name.value.trim(), side: f.side.value.trim() };
+    if (f.controller.value.trim()) body.controller = f.controller.value.trim();
+    if (f.preset.value) body.preset = f.preset.value;
+    else {
+      try { body.sheet = JSON.parse(f.sheet.value || "{}"); } catch (err) {
+        sheetErr.textContent = err.message;
+        $("#add-sheet").setAttribute("aria-invalid", "true");
+        return;
+      }
+    }
+    const answer = await app.send(body, $("#add-msg"), (err) => {
+      if (!f.preset.value) {
+        sheetErr.textContent = err.message;
+        $("#add-sheet").setAttribute("aria-invalid", "true");
+        return true;
+      }
+      return false;
+    });
+    if (answer && answer.player_token) {
+      app.rememberPlayer(answer.combatant_id, body.name, answer.player_token);
+      f.name.value = "";
+      delete f.name.dataset.auto;
+      f.name.focus();
+    }
+  });
+
+  $("#adj-combatant").addEventListener("change", () => renderAdjust(app, app.shown()));
+  $("#adjust-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.target;
+    await app.send({ type: "adjust", combatant: f.combatant.value, resource: f.resource.value,
+      delta: Number(f.delta.value), reason: f.reason.value || "GM" }, $("#adjust-msg"));
+  });
+  $("#roll-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.target;
+    await app.send({ type: "roll", expr: f.expr.value.trim(), purpose: f.purpose.value,
+      hidden: f.hidden.checked }, $("#roll-msg"));
+  });
+  $("#undo-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    await app.send({ type: "undo", reason: e.target.reason.value || "GM" }, $("#undo-msg"));
+  });
+  $("#share").addEventListener("click", async (e) => {
+    const btn = e.target.closest("button[data-copy]");
+    if (!btn) return;
+    const input = document.getElementById(btn.dataset.copy);
+    input.select();
+    const ok = await copyText(input.value);
+    btn.textContent = ok ? t("copied") : t("copy");
+    setTimeout(() => { btn.textContent = t("copy"); }, 1500);
+  });
+  $("#gm-disputes").addEventListener("click", (e) => {
+    const btn = e.target.closest("button[data-roll]");
+    if (btn) openAudit(Number(btn.dataset.roll), btn);
+  });
+  for (const btn of $$("button[data-export]")) {
+    btn.addEventListener("click", () => doExport(app, btn.dataset.export, btn.dataset.scope));
+  }
+}
+
+/** The lines of the last turn (from the last turn start), as BBCode or Markdown. */
+export function lastTurn(app, format) {
+  const lines = app.log.lines().filter((l) => !l.hidden);
+  let start = -1;
+  lines.forEach((l, i) => { if (l.kind === "turn_started" || l.kind === "round_started") start = i; });
+  const part = start >= 0 ? lines.slice(start) : lines;
+  const b = app.board;
+  const title = `${b.encounter.name} — ${t("round")} ${b.round}`;
+  const text = (l) => localized(l, "text") + (l.faces && l.faces.length ? ` [${l.faces.join(", ")}]` : "");
+  if (format === "bbcode") {
+    return `[b]${title}[/b]\n[list]\n${part.map((l) => `[*]${text(l)}`).join("\n")}\n[/list]\n`;
+  }
+  return `**${title}**\n\n${part.map((l) => `- ${text(l)}`).join("\n")}\n`;
+}
+
+async function doExport(app, format, scope) {
+  const out = $("#export-out");
+  const msg = $("#export-msg");
+  let text;
+  try {
+    text = scope === "last" ? lastTurn(app, format) : await api.exportText(app.id, app.token, format);
+  } catch (err) {
+    say(msg, err.message, true);
+    return;
+  }
+  out.hidden = false;
+  out.value = text;
+  const ok = await copyText(text);
+  say(msg, ok ? t("copied") : "");
+}
+
+function linkRow(id, label, url) {
+  return html`<div class="link-row"><label for="${id}">${label}</label>
+    <div class="copy-line"><input id="${id}" type="text" readonly value="${url}">
+    <button type="button" data-copy="${id}">${t("copy")}</button></div></div>`;
+}
+
+function renderShare(app, b) {
+  const origin = location.origin;
+  const rows = [linkRow("link-gm", t("gm_link"), `${origin}/e/${app.id}#token=${app.token}&role=gm`)];
+  if (app.saved.spectator) {
+    rows.push(linkRow("link-spectator", t("spectator_link"), `${origin}/e/${app.id}#token=${app.saved.spectator}&role=spectator`));
+  }
+  for (const c of b.combatants) {
+    const p = app.saved.players[c.id];
+    if (p) rows.push(linkRow(`link-player-${c.id}`, t("player_link", { name: c.name }), `${origin}/e/${app.id}#token=${p.token}&as=${c.id}`));
+  }
+  patch($("#share"), rows);
+}
+
+function renderAdjust(app, b) {
+  setOptions($("#adj-combatant"), b.combatants.map((c) => [c.id, `${c.name} (${c.id})`]));
+  const c = b.combatants.find((x) => x.id === $("#adj-combatant").value);
+  setOptions($("#adj-resource"), c ? Object.keys(c.resources).map((k) => [k, k]) : []);
+}
+
+const audits = new Map();
+
+function renderDisputes(app, b) {
+  if (!b.disputes.length) {
+    patch($("#gm-disputes"), html`<p class="muted">${t("no_disputes")}</p>`);
+    return;
+  }
+  const stamp = `${b.dice.revealed.length}:${b.disputes.length}`;
+  for (const d of b.disputes) {
+    const key = `${d.roll}:${stamp}`;
+    if (!audits.has(key)) {
+      audits.set(key, null);
+      api.roll(app.id, app.token, d.roll).then((a) => {
+        audits.set(key, a);
+        renderDisputes(app, app.shown());
+      }).catch(() => audits.delete(key));
+    }
+  }
+  patch($("#gm-disputes"), html`<ul class="disputes">${b.disputes.map((d) => {
+    const a = audits.get(`${d.roll}:${stamp}`);
+    return html`<li data-roll="${d.roll}">
+      <button type="button" class="link" data-roll="${d.roll}">${t("roll_n", { n: d.roll })}</button>
+      ${t("disputed_by", { by: d.by, reason: d.reason })}
+      ${a ? html`<span class="dispute-detail">${a.actor_name}: <code>${a.expr}</code> ${a.faces.map((f) => html`<span class="die">${f}</span>`)}
+        ${a.check ? html` ${outcome(a.check.outcome)}` : ""} ${proofBadge(a.proof)}</span>` : ""}
+    </li>`;
+  })}</ul>`);
+}
+
+export function renderGm(app, b) {
+  renderShare(app, b);
+  setOptions($("#side-list"), b.sides.map((s) => [s, s]));
+  const actor = b.actor && b.started && !b.encounter.closed ? b.actor : null;
+  patch($("#gm-actions"), actor
+    ? html`<h3>${t("actions_of", { name: nameOf(b, actor) })}</h3>${actionsHtml(app, b, actor)}`
+    : html`<p class="muted">${t("no_actor")}</p>`);
+  patch($("#gm-pending"), b.pending.length
+    ? b.pending.map((p) => reactionsHtml(app, b, p, true))
+    : html`<p class="muted">${t("none_pending")}</p>`);
+  $("#btn-start").disabled = b.started || b.encounter.closed;
+  $("#btn-init").disabled = b.encounter.closed;
+  $("#btn-close").disabled = b.encounter.closed;
+  renderAdjust(app, b);
+  renderDisputes(app, b);
+}

@@ -1,0 +1,96 @@
+// The home page: create an encounter (rule system, name, settings with their defaults).
+import { api } from "./api.js";
+import { html, $, esc } from "./dom.js";
+import { t } from "./i18n.js";
+import { save, known } from "./store.js";
+
+function settingField(key, s) {
+  const id = `set-${key.replace(/[^\w-]/g, "_")}`;
+  const help = html`<small class="muted">${s.description} · <code class="rule">${s.rule}</code> · ${t("default")}: <b>${typeof s.default === "object" ? JSON.stringify(s.default) : String(s.default)}</b></small>`;
+  let input;
+  if (s.choices && s.choices.length > 1) {
+    input = html`<select id="${id}" data-key="${key}">${s.choices.map((c) => html`
+      <option value="${String(c)}" ${c === s.default ? "selected" : ""}>${String(c)}</option>`)}</select>`;
+  } else if (typeof s.default === "boolean") {
+    input = html`<input id="${id}" type="checkbox" data-key="${key}" ${s.default ? "checked" : ""}>`;
+  } else if (typeof s.default === "number") {
+    input = html`<input id="${id}" type="number" data-key="${key}" value="${s.default}">`;
+  } else if (typeof s.default === "object" && s.default !== null) {
+    input = html`<input id="${id}" type="text" data-key="${key}" data-json value="${JSON.stringify(s.default)}" spellcheck="false">`;
+  } else if (s.choices && s.choices.length === 1) {
+    input = html`<input id="${id}" type="text" data-key="${key}" value="${String(s.default)}" readonly>`;
+  } else {
+    input = html`<input id="${id}" type="text" data-key="${key}" value="${String(s.default)}">`;
+  }
+  return html`<div class="setting"><label for="${id}"><code>${key}</code></label>${input}${help}</div>`;
+}
+
+function readSettings(rules) {
+  const out = {};
+  for (const el of document.querySelectorAll("#settings [data-key]")) {
+    const s = rules.settings[el.dataset.key];
+    let v;
+    if (el.dataset.json !== undefined) {
+      try { v = JSON.parse(el.value); } catch { throw new Error(`${el.dataset.key}: not valid JSON`); }
+      if (JSON.stringify(v) === JSON.stringify(s.default)) continue;
+      out[el.dataset.key] = v;
+      continue;
+    }
+    if (el.type === "checkbox") v = el.checked;
+    else if (typeof s.default === "number") v = Number(el.value);
+    else v = s.choices.find((c) => String(c) === el.value) ?? el.value;
+    if (v !== s.default) out[el.dataset.key] = v;
+  }
+  return out;
+}
+
+export async function home(main) {
+  let rulesets;
+  try {
+    rulesets = await api.rulesets();
+  } catch (e) {
+    main.innerHTML = `<p class="error">${esc(e.message)}</p>`;
+    return;
+  }
+  const mine = known();
+  main.innerHTML = String(html`
+    <div class="home">
+      <section class="card" aria-labelledby="create-title">
+        <h1 id="create-title">${t("create_title")}</h1>
+        <form id="create-form" class="grid-form">
+          <label>${t("ruleset")} <select id="ruleset" name="ruleset">${rulesets.map((r) => html`
+            <option value="${r.id}">${r.name} (${r.id})</option>`)}</select></label>
+          <label>${t("name")} <input id="enc-name" name="name" required maxlength="120" value="Skirmish"></label>
+          <details class="wide" id="settings-box"><summary>${t("settings")}</summary>
+            <div id="settings" class="settings"></div></details>
+          <div class="wide"><button type="submit" id="create">${t("create")}</button>
+            <span id="create-msg" class="form-msg" role="status"></span></div>
+        </form>
+      </section>
+      ${mine.length ? html`<section class="card" aria-labelledby="mine-title">
+        <h2 id="mine-title">${t("your_encounters")}</h2>
+        <ul class="recent">${mine.map((m) => html`<li><a href="/e/${m.id}#token=${m.gm}&role=gm">${m.name}</a>
+          <small class="muted">${m.ruleset}</small></li>`)}</ul></section>` : ""}
+    </div>`);
+  const select = $("#ruleset");
+  const fill = () => {
+    const rules = rulesets.find((r) => r.id === select.value);
+    $("#settings").innerHTML = Object.entries(rules.settings).map(([k, s]) => String(settingField(k, s))).join("");
+  };
+  select.addEventListener("change", fill);
+  fill();
+  $("#create-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const rules = rulesets.find((r) => r.id === select.value);
+    const msg = $("#create-msg");
+    try {
+      const made = await api.create({ ruleset: rules.id, name: $("#enc-name").value.trim(), settings: readSettings(rules) });
+      save(made.id, { gm: made.gm_token, spectator: made.spectator_token, name: $("#enc-name").value.trim(),
+        ruleset: rules.id, created: Date.now() });
+      location.assign(`/e/${made.id}#token=${made.gm_token}&role=gm`);
+    } catch (err) {
+      msg.textContent = err.message;
+      msg.className = "form-msg error";
+    }
+  });
+}

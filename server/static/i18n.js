@@ -1,0 +1,117 @@
+// UI strings in English and French; the choice is remembered in localStorage.
+const STRINGS = {
+  en: {
+    lang_switch: "Français", create_title: "New encounter", ruleset: "Rule system", name: "Name",
+    settings: "Settings", default: "default", create: "Create encounter", your_encounters: "Your encounters",
+    loading: "Loading…", gm: "GM console", player: "Player", spectator: "Spectator",
+    connecting: "connecting…", connected: "live", reconnecting: "reconnecting…", refused: "access refused",
+    round: "Round", phase: "Phase", not_started: "not started", closed: "closed", winner: "Winner",
+    order: "Initiative", sides: "Combatants", side: "Side", log: "Log", pending: "Waiting for a defense",
+    hidden: "hidden", out: "out", no_combatants: "No combatants yet.", no_order: "Initiative not rolled yet.",
+    audit: "Audit", roll_n: "Roll #{n}", version: "version", history: "History", back: "◀ Back",
+    forward: "Forward ▶", live_at: "Live · version {v}", viewing: "Viewing version {v}",
+    back_to_live: "Back to live", go: "Go", go_version: "Version",
+    share: "Share links", gm_link: "GM link (keep it secret)", spectator_link: "Board (spectators)",
+    player_link: "Player link: {name}", copy: "Copy", copied: "Copied",
+    add_combatant: "Add a combatant", preset: "Preset", custom_sheet: "custom sheet (JSON)", sheet: "Sheet (JSON)",
+    add: "Add", controller: "Player name (optional)",
+    turn: "Turn", roll_initiative: "Roll initiative", start_combat: "Start combat", end_turn: "End turn",
+    dice: "Physical dice (optional)", dice_hint: "e.g. 12 7; used by the next roll",
+    actions_of: "Actions of {name}", no_actor: "No one is acting now.", target: "Target", rank: "Rank",
+    reactions: "Pending reactions", none_pending: "No attack is waiting for a defense.",
+    no_defense: "No defense", answer_for: "Answer for {name}", options_json: "Options (JSON, optional)",
+    adjust: "Adjust a resource", combatant: "Combatant", resource: "Resource", delta: "Change",
+    reason: "Reason", apply: "Apply", free_roll: "Free roll", expr: "Dice", purpose: "Purpose",
+    hidden_roll: "Hidden (GM only)", roll: "Roll", disputes: "Disputes", no_disputes: "No disputed roll.",
+    disputed_by: "disputed by {by}: {reason}", export: "Export", copy_last_bb: "Last turn as BBCode",
+    copy_last_md: "Last turn as Markdown", copy_all_bb: "Whole log as BBCode", copy_all_md: "Whole log as Markdown",
+    undo_close: "Undo and close", undo: "Undo last step", close_reveal: "Close and reveal dice",
+    your_controls: "Your combatants", your_turn: "{name}: your turn", defend: "{name} is attacked",
+    wait: "{name}: waiting", who: "Who", why: "Why", action: "Action", die: "Dice", faces: "Faces",
+    total: "Total", check: "Check", base: "Base", modifiers: "Modifiers", no_modifiers: "no modifiers",
+    threshold: "Threshold", outcome: "Outcome", margin: "Margin", proof: "Proof", source: "Source",
+    commitment: "Commitment", rules: "Rules", dispute: "Dispute this roll", dispute_reason: "Why do you dispute it?",
+    disputed: "Dispute recorded", close_panel: "Close", history_mode: "History: controls are off while you look back.",
+    at_most: "at most", at_least: "at least", plain_roll: "plain roll, no check", seed: "seed {s}, roll number {n}",
+    manual_source: "physical dice entered by the GM", proof_committed: "committed", proof_verified: "verified",
+    proof_manual: "manual", proof_mismatch: "MISMATCH", not_found: "No such encounter, or no access.",
+    closed_note: "The encounter is closed; the dice seeds are revealed.", new_day: "New day",
+    sheet_from_preset: "Sheet from preset", event: "Event", ok: "Done",
+    o_success: "success", o_failure: "failure", o_critical_success: "critical success", o_critical_failure: "critical failure", error: "Error",
+  },
+  fr: {
+    lang_switch: "English", create_title: "Nouvelle rencontre", ruleset: "Système de règles", name: "Nom",
+    settings: "Réglages", default: "par défaut", create: "Créer la rencontre", your_encounters: "Vos rencontres",
+    loading: "Chargement…", gm: "Console du MJ", player: "Joueur", spectator: "Spectateur",
+    connecting: "connexion…", connected: "en direct", reconnecting: "reconnexion…", refused: "accès refusé",
+    round: "Tour", phase: "Phase", not_started: "pas commencé", closed: "close", winner: "Vainqueur",
+    order: "Initiative", sides: "Combattants", side: "Camp", log: "Journal", pending: "En attente d’une défense",
+    hidden: "caché", out: "hors combat", no_combatants: "Aucun combattant.", no_order: "Initiative pas encore tirée.",
+    audit: "Audit", roll_n: "Jet n° {n}", version: "version", history: "Historique", back: "◀ Reculer",
+    forward: "Avancer ▶", live_at: "En direct · version {v}", viewing: "Vous regardez la version {v}",
+    back_to_live: "Revenir au direct", go: "Aller", go_version: "Version",
+    share: "Liens à partager", gm_link: "Lien du MJ (à garder secret)", spectator_link: "Tableau (spectateurs)",
+    player_link: "Lien joueur : {name}", copy: "Copier", copied: "Copié",
+    add_combatant: "Ajouter un combattant", preset: "Modèle", custom_sheet: "fiche libre (JSON)", sheet: "Fiche (JSON)",
+    add: "Ajouter", controller: "Nom du joueur (facultatif)",
+    turn: "Tour de jeu", roll_initiative: "Tirer l’initiative", start_combat: "Commencer le combat", end_turn: "Finir le tour",
+    dice: "Dés physiques (facultatif)", dice_hint: "ex. 12 7 ; pour le prochain jet",
+    actions_of: "Actions de {name}", no_actor: "Personne n’agit.", target: "Cible", rank: "Rang",
+    reactions: "Réactions en attente", none_pending: "Aucune attaque n’attend de défense.",
+    no_defense: "Pas de défense", answer_for: "Répondre pour {name}", options_json: "Options (JSON, facultatif)",
+    adjust: "Ajuster une ressource", combatant: "Combattant", resource: "Ressource", delta: "Variation",
+    reason: "Raison", apply: "Appliquer", free_roll: "Jet libre", expr: "Dés", purpose: "But",
+    hidden_roll: "Caché (MJ seul)", roll: "Lancer", disputes: "Contestations", no_disputes: "Aucun jet contesté.",
+    disputed_by: "contesté par {by} : {reason}", export: "Export", copy_last_bb: "Dernier tour en BBCode",
+    copy_last_md: "Dernier tour en Markdown", copy_all_bb: "Tout le journal en BBCode", copy_all_md: "Tout le journal en Markdown",
+    undo_close: "Annuler et clore", undo: "Annuler la dernière étape", close_reveal: "Clore et révéler les dés",
+    your_controls: "Vos combattants", your_turn: "{name} : à vous", defend: "{name} est attaqué",
+    wait: "{name} : en attente", who: "Qui", why: "Pourquoi", action: "Action", die: "Dés", faces: "Faces",
+    total: "Total", check: "Test", base: "Base", modifiers: "Modificateurs", no_modifiers: "aucun modificateur",
+    threshold: "Seuil", outcome: "Résultat", margin: "Marge", proof: "Preuve", source: "Source",
+    commitment: "Engagement", rules: "Règles", dispute: "Contester ce jet", dispute_reason: "Pourquoi le contestez-vous ?",
+    disputed: "Contestation enregistrée", close_panel: "Fermer", history_mode: "Historique : les commandes sont coupées.",
+    at_most: "au plus", at_least: "au moins", plain_roll: "jet simple, sans test", seed: "graine {s}, jet n° {n}",
+    manual_source: "dés physiques saisis par le MJ", proof_committed: "engagé", proof_verified: "vérifié",
+    proof_manual: "manuel", proof_mismatch: "DISCORDANCE", not_found: "Rencontre introuvable ou accès refusé.",
+    closed_note: "La rencontre est close ; les graines des dés sont révélées.", new_day: "Nouveau jour",
+    sheet_from_preset: "Fiche du modèle", event: "Événement", ok: "Fait",
+    o_success: "réussite", o_failure: "échec", o_critical_success: "réussite critique", o_critical_failure: "échec critique", error: "Erreur",
+  },
+};
+
+const KEY = "fracas:lang";
+let current = (() => {
+  try {
+    const saved = localStorage.getItem(KEY);
+    if (saved === "en" || saved === "fr") return saved;
+  } catch { /* storage may be off */ }
+  return (navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en";
+})();
+
+export function lang() { return current; }
+
+export function setLang(value) {
+  current = value === "fr" ? "fr" : "en";
+  try { localStorage.setItem(KEY, current); } catch { /* storage may be off */ }
+  document.documentElement.lang = current;
+}
+
+/** An outcome code in words ("critical_success" -> "critical success"). */
+export function outcome(code) {
+  if (!code) return "";
+  const key = `o_${code}`;
+  const text = STRINGS[current][key] ?? STRINGS.en[key];
+  return text ?? String(code).replace(/_/g, " ");
+}
+
+export function t(key, vars = {}) {
+  const text = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, k) => String(vars[k] ?? ""));
+}
+
+/** A server object's label in the current language (`label` / `label_fr`, `text` / `text_fr`). */
+export function localized(obj, field = "label") {
+  if (!obj) return "";
+  return (current === "fr" && obj[`${field}_fr`]) || obj[field] || "";
+}

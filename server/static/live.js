@@ -1,0 +1,76 @@
+// The live feed: WS /ws/encounters/{id}?token=T&after=V with reconnect (backoff) and resume.
+// Boards are applied only when their version is newer, so a resumed feed never repeats.
+export class Live {
+  constructor({ id, token, onBoard, onState }) {
+    Object.assign(this, { id, token, onBoard, onState });
+    this.version = 0;
+    this.delay = 250;
+    this.stopped = false;
+    this.connectedOnce = false;
+  }
+
+  start(version = 0) {
+    this.version = version;
+    this.connect();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close(1000);
+  }
+
+  connect() {
+    if (this.stopped) return;
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const q = new URLSearchParams();
+    if (this.token) q.set("token", this.token);
+    if (this.version) q.set("after", String(this.version));
+    this.onState(this.connectedOnce ? "reconnecting" : "connecting");
+    let ws;
+    try {
+      ws = new WebSocket(`${proto}://${location.host}/ws/encounters/${this.id}?${q}`);
+    } catch {
+      this.retry();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.delay = 250;
+      this.connectedOnce = true;
+      this.onState("connected");
+      this.pinger = setInterval(() => {
+        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "ping" }));
+      }, 20000);
+    };
+    ws.onmessage = (e) => {
+      let msg;
+      try { msg = JSON.parse(e.data); } catch { return; }
+      if ((msg.type === "snapshot" || msg.type === "update") && msg.board && msg.version > this.version) {
+        this.version = msg.version;
+        this.onBoard(msg.board, msg);
+      }
+    };
+    ws.onerror = () => { /* onclose follows and schedules the retry */ };
+    ws.onclose = (e) => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws || this.stopped) return;
+      if (e.code === 4401 || e.code === 4404 || e.code === 4400) {
+        this.onState("refused");
+        return;
+      }
+      this.retry();
+    };
+  }
+
+  retry() {
+    this.onState(this.connectedOnce ? "reconnecting" : "connecting");
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.connect(), this.delay);
+    this.delay = Math.min(this.delay * 2, 2000);
+  }
+
+  get connected() {
+    return this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+}
