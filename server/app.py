@@ -152,6 +152,13 @@ async def post_command(request: Request) -> Response:
     return json_response(answer)
 
 
+async def get_me(request: Request) -> Response:
+    """What the caller's token gives: its role and, for a player, its combatants."""
+    eid = parse_id(request.path_params["id"])
+    who = await caller(request, eid)
+    return json_response({"role": who.role, "combatants": sorted(who.combatants)})
+
+
 async def get_events(request: Request) -> Response:
     eid = parse_id(request.path_params["id"])
     who = await caller(request, eid)
@@ -364,6 +371,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/api/encounters/{id}", get_board),
         Route("/api/encounters/{id}/commands", post_command, methods=["POST"]),
         Route("/api/encounters/{id}/events", get_events),
+        Route("/api/encounters/{id}/me", get_me),
         Route("/api/encounters/{id}/rolls/{n}", get_roll),
         Route("/api/encounters/{id}/verify", get_verify),
         Route("/api/encounters/{id}/export", get_export),

@@ -42,5 +42,5 @@ export const api = {
   roll: (id, token, n) => request("GET", `/api/encounters/${id}/rolls/${n}`, { token }),
   exportText: (id, token, format) =>
     request("GET", `/api/encounters/${id}/export?format=${format}`, { token, text: true }),
-  probeGm: (id, token) => request("GET", `/api/encounters/${id}/export?format=json`, { token }),
+  me: (id, token) => request("GET", `/api/encounters/${id}/me`, { token }),
 };

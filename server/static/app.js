@@ -200,11 +200,19 @@ async function decideRole(id, hash, board) {
     return "gm";
   }
   if (hash.as) return "player";
-  if (hash.role === "spectator" || !hash.token || hash.token === mem.spectator || board.encounter.closed) return "spectator";
+  if (hash.role === "spectator" || !hash.token || hash.token === mem.spectator) return "spectator";
   try {
-    await api.probeGm(id, hash.token);
-    save(id, { gm: hash.token, name: board.encounter.name, ruleset: board.encounter.ruleset });
-    return "gm";
+    // A bare link (from `fracas demo` or the create answer): ask what the token gives.
+    const me = await api.me(id, hash.token);
+    if (me.role === "gm") {
+      save(id, { gm: hash.token, name: board.encounter.name, ruleset: board.encounter.ruleset });
+      return "gm";
+    }
+    if (me.role === "player") {
+      hash.as = me.combatants.join(",");
+      return "player";
+    }
+    return "spectator";
   } catch {
     return "spectator";
   }

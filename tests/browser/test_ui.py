@@ -260,6 +260,16 @@ def test_a_players_dispute_appears_on_the_gm_console(table: Table, shots: Path) 
     gm.keyboard.press("Escape")
 
 
+def test_a_bare_player_link_finds_its_combatants_through_the_token(table: Table) -> None:
+    link = table.gm.input_value("#link-player-c2")
+    bare = link.split("&as=")[0]  # as `fracas demo` and the create answer print them
+    page = table.open("bare-player")
+    page.goto(bare)
+    expect(page.locator("#role-badge")).to_have_text("Player")
+    expect(page.locator("#mine div.mine[data-cid=c2]")).to_contain_text("Fangeux")
+    page.context.close()
+
+
 def test_pages_survive_a_server_restart_without_losing_or_repeating_log_lines(
     table: Table, ui_server: Any, console: Any
 ) -> None:

@@ -244,3 +244,16 @@ def test_rulesets_and_schema_describe_every_command(api: Api) -> None:
     schema = api.http.get("/api/schema").json()
     assert "act" in json.dumps(schema["commands"]) and "die_rolled" in json.dumps(schema["$defs"])
     assert "fracas_appends_total" in api.http.get("/metrics").text
+
+
+def test_me_tells_a_token_its_role_and_combatants(api: Api) -> None:
+    f = setup_fight(api)
+
+    def me(token: str) -> Any:
+        return api.http.get(f"/api/encounters/{f['id']}/me",
+                            headers={"Authorization": f"Bearer {token}"})
+
+    assert me(f["gm"]).json() == {"role": "gm", "combatants": []}
+    assert me(f["alice"]).json() == {"role": "player", "combatants": ["c2"]}
+    assert me(f["spectator"]).json()["role"] == "spectator"
+    assert me("forged").status_code == 401
