@@ -14,7 +14,7 @@ import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -29,7 +29,7 @@ from projections import audit as auditing
 from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
-from server import db
+from server import db, ruletext
 from server.campaigns import carry_back, open_in_war
 from server.campaigns import routes as campaign_routes
 from server.errors import (
@@ -264,6 +264,18 @@ async def schema(request: Request) -> Response:
     )
 
 
+async def get_rule(request: Request) -> Response:
+    """The text of one rule id, as JSON (`/api/rules/{id}`) or as a page (`/rules/{id}`)."""
+    rule_id = request.path_params["rule"]
+    found = ruletext.rule_texts().get(rule_id)
+    if found is None:
+        raise HTTPError(404, "not_found", f"no rule {rule_id!r} in the shipped digests")
+    system, text = found
+    if request.url.path.startswith("/api/"):
+        return json_response({"id": rule_id, "system": system, "text": text})
+    return HTMLResponse(ruletext.rule_page(rule_id, system, text))
+
+
 async def healthz(request: Request) -> Response:
     try:
         await request.app.state.pool.fetchval("SELECT 1")
@@ -377,6 +389,8 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/api/encounters/{id}/export", get_export),
         Route("/api/rulesets", rulesets),
         Route("/api/schema", schema),
+        Route("/api/rules/{rule}", get_rule),
+        Route("/rules/{rule}", get_rule),
         *campaign_routes,
         Route("/healthz", healthz),
         Route("/metrics", metrics),

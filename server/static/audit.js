@@ -49,7 +49,10 @@ export function proofBadge(proof) {
 }
 
 const sign = (n) => (n > 0 ? `+${n}` : `${n}`);
-const rule = (r) => (r ? html`<code class="rule" title="${r}">${r}</code>` : "");
+// A rule id links to its text (GET /rules/{id}, from the shipped digests).
+const rule = (r) =>
+  r ? html`<a class="rule" href="/rules/${encodeURIComponent(r)}" target="_blank" rel="noopener"
+    title="${r}"><code>${r}</code></a>` : "";
 
 export function auditHtml(a) {
   const c = a.check;

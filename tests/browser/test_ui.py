@@ -198,6 +198,9 @@ def test_a_rolls_audit_shows_its_modifiers_with_their_rule_ids(table: Table) -> 
     expect(body.locator(".mods")).to_contain_text("aim at head")
     expect(body.locator(".mods")).to_contain_text("-4")
     expect(body.locator(".mods .rule")).to_have_text("NA-25")
+    expect(body.locator(".mods .rule")).to_have_attribute("href", "/rules/NA-25")
+    rule_text = httpx.get(table.base + "/rules/NA-25", timeout=5)
+    assert rule_text.status_code == 200 and "NA-25" in rule_text.text
     expect(body).to_contain_text("Fangeux")
     expect(body.locator(".proof")).to_have_attribute("data-proof", "manual")
     gm.keyboard.press("Escape")

@@ -257,3 +257,11 @@ def test_me_tells_a_token_its_role_and_combatants(api: Api) -> None:
     assert me(f["alice"]).json() == {"role": "player", "combatants": ["c2"]}
     assert me(f["spectator"]).json()["role"] == "spectator"
     assert me("forged").status_code == 401
+
+
+def test_a_rule_id_has_its_text_from_the_digests(api: Api) -> None:
+    found = api.http.get("/api/rules/NA-15").json()
+    assert found["system"] == "d20-na" and "margin" in found["text"]
+    assert "RK-AMB-3" in api.http.get("/rules/RK-AMB-3").text
+    missing = api.http.get("/api/rules/XX-0")
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "not_found")
