@@ -9,8 +9,10 @@ its answer in the same transaction as the append.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import uuid
+import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -29,7 +31,7 @@ from server import auth
 from server.metrics import Metrics
 from server.store import ConcurrencyError, NewEvent, PostgresEventStore, Recorded
 
-RETRIES = 5
+RETRIES = 10
 CACHE_SIZE = 512
 
 
@@ -66,6 +68,9 @@ class EncounterService:
         self.metrics = metrics
         self._cache: OrderedDict[str, Projection] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+        self._writers: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
         self._seeds: dict[str, dict[str, bytes]] = {}
 
     # --- reading -------------------------------------------------------------------------
@@ -190,66 +195,79 @@ class EncounterService:
             if first is not None:
                 return first
         self.metrics.commands[type(command).__name__] += 1
-        for _ in range(RETRIES):
-            proj = await self.load(encounter_id)
-            state = proj.state
-            roller = Roller(
-                encounter_id,
-                await self._seeds_of(encounter_id),
-                state.ledger.next_roll,
-                dicelib.client_seed(state.ledger.entropy),
-            )
-            try:
-                events = decide(state, command, roller, who)
-            except Refused as refusal:
-                self.metrics.refusals[refusal.code] += 1
-                raise
-            extra: dict[str, Any] = {}
-            meta = {"actor": who.name or who.role, "command_id": key or uuid.uuid4().hex}
-            try:
-                async with self.pool.acquire() as conn, conn.transaction():
-                    if isinstance(command, cmd.AddCombatant):
-                        added = events[0]
-                        cid = getattr(added, "combatant_id", "")
-                        extra["combatant_id"] = cid
-                        extra["player_token"] = await auth.issue(
-                            conn, encounter_id, "player", [cid]
-                        )
-                    recorded = await self._append(conn, encounter_id, state.version, events, meta)
-                    role = "gm" if who.role == "gm" else "public"
-                    answer = {
-                        "version": recorded[-1].version,
-                        "events": filter_events(
-                            [envelope(r) for r in recorded],
-                            role,
-                            secret_resources(state),
-                            state.ledger.hidden_rolls,
-                        ),
-                        **extra,
-                    }
-                    if key is not None:
-                        await conn.execute(
-                            "INSERT INTO idempotency (stream, key, answer) VALUES ($1, $2, $3)",
-                            stream,
-                            key,
-                            msgspec.json.encode(answer).decode(),
-                        )
-            except ConcurrencyError:
-                self.metrics.conflicts += 1
-                if key is not None:
-                    first = await self._answer(stream, key)
-                    if first is not None:
-                        return first
-                continue
-            except asyncpg.UniqueViolationError:
-                # Another request with the same key won; ours rolled back whole.
-                first = await self._answer(stream, key or "")
+        for attempt in range(RETRIES):
+            # Commands of one process on one encounter take turns: they would only
+            # conflict with each other. Conflicts with other processes are retried.
+            lock = self._writers.get(stream)
+            if lock is None:
+                lock = self._writers[stream] = asyncio.Lock()
+            async with lock:
+                answer = await self._attempt(encounter_id, command, who, key)
+            if answer is not None:
+                return answer
+            self.metrics.conflicts += 1
+            if key is not None:
+                first = await self._answer(stream, key)
                 if first is not None:
                     return first
-                raise
-            return answer
+            await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
         self.metrics.refusals["conflict"] += 1
         raise Refused("conflict", "the encounter kept changing under this command; send it again")
+
+    async def _attempt(
+        self, encounter_id: str, command: cmd.Command, who: Principal, key: str | None
+    ) -> dict[str, Any] | None:
+        """Load, decide and append once; None if another writer got there first."""
+        stream = stream_of(encounter_id)
+        proj = await self.load(encounter_id)
+        state = proj.state
+        roller = Roller(
+            encounter_id,
+            await self._seeds_of(encounter_id),
+            state.ledger.next_roll,
+            dicelib.client_seed(state.ledger.entropy),
+        )
+        try:
+            events = decide(state, command, roller, who)
+        except Refused as refusal:
+            self.metrics.refusals[refusal.code] += 1
+            raise
+        extra: dict[str, Any] = {}
+        meta = {"actor": who.name or who.role, "command_id": key or uuid.uuid4().hex}
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                if isinstance(command, cmd.AddCombatant):
+                    cid = getattr(events[0], "combatant_id", "")
+                    extra["combatant_id"] = cid
+                    extra["player_token"] = await auth.issue(conn, encounter_id, "player", [cid])
+                recorded = await self._append(conn, encounter_id, state.version, events, meta)
+                role = "gm" if who.role == "gm" else "public"
+                answer = {
+                    "version": recorded[-1].version,
+                    "events": filter_events(
+                        [envelope(r) for r in recorded],
+                        role,
+                        secret_resources(state),
+                        state.ledger.hidden_rolls,
+                    ),
+                    **extra,
+                }
+                if key is not None:
+                    await conn.execute(
+                        "INSERT INTO idempotency (stream, key, answer) VALUES ($1, $2, $3)",
+                        stream,
+                        key,
+                        msgspec.json.encode(answer).decode(),
+                    )
+        except ConcurrencyError:
+            return None
+        except asyncpg.UniqueViolationError:
+            # Another request with the same key won; ours rolled back whole.
+            first = await self._answer(stream, key or "")
+            if first is not None:
+                return first
+            raise
+        return answer
 
     async def _answer(self, stream: str, key: str) -> dict[str, Any] | None:
         raw = await self.pool.fetchval(
