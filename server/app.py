@@ -42,10 +42,10 @@ from server.errors import (
 )
 from server.hub import Hub, Watcher
 from server.metrics import Metrics
+from server.requests import bearer, body_of, service
 from server.service import EncounterService, parse_id, stream_of
 from server.store import PostgresEventStore
 
-MAX_BODY = 1 << 20
 STATIC = Path(__file__).resolve().parent / "static"
 
 
@@ -56,32 +56,6 @@ class CreateEncounter(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=120)]
     settings: dict[str, Any] = {}
     campaign: str | None = None
-
-
-async def body_of(request: Request) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-        raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def service(request: Request | WebSocket) -> EncounterService:
-    svc: EncounterService = request.app.state.service
-    return svc
-
-
-def bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        return header[7:].strip()
-    return None
 
 
 async def caller(request: Request, encounter_id: str, required: bool = True) -> Principal:
@@ -379,6 +353,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
     routes = [
         Route("/", index),
         Route("/e/{id}", index),
+        Route("/w/{id}", index),
         Route("/api/encounters", create, methods=["POST"]),
         Route("/api/encounters/{id}", get_board),
         Route("/api/encounters/{id}/commands", post_command, methods=["POST"]),

@@ -40,12 +40,12 @@ from domain.rules.ranks_settings import SETTINGS, merged
 from domain.state import GM
 from server import auth
 from server.errors import HTTPError, json_response
+from server.requests import bearer, body_of, service
 from server.service import EncounterService, envelope, parse_id
 from server.store import ConcurrencyError, NewEvent, Recorded
 
 RULESET = "ranks-d100"
 RETRIES = 5
-MAX_BODY = 1 << 20
 WAR_KEY = "war:"  # command id prefix of the add_combatant of a War's character
 
 
@@ -159,32 +159,6 @@ async def _append(
         raise Invalid(f"the War cannot store this: {e}") from e
 
 
-def _service(request: Request) -> EncounterService:
-    svc: EncounterService = request.app.state.service
-    return svc
-
-
-async def _body(request: Request) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-        raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    if not header.lower().startswith("bearer "):
-        return None
-    return header[7:].strip() or None
-
-
 async def require_gm(svc: EncounterService, campaign_id: str, token: str | None) -> None:
     """401 without a token that gives access to this War, 403 for a non-GM one."""
     if token is None:
@@ -264,11 +238,11 @@ def view(loaded: War, gm: bool = False) -> dict[str, Any]:
 
 
 async def create_campaign(request: Request) -> Response:
-    body = msgspec.json.decode(await _body(request), type=CreateCampaign)
+    body = msgspec.json.decode(await body_of(request), type=CreateCampaign)
     if body.ruleset != RULESET:
         raise Invalid(f"a War is played under {RULESET}, not {body.ruleset!r}", "RK-AMB-9")
     check_settings(REGISTRY[RULESET], {k: v for k, v in body.settings.items() if k in SETTINGS})
-    svc = _service(request)
+    svc = service(request)
     campaign_id = str(uuid.uuid4())
     events = war.open_war(campaign_id, body.name, dict(body.settings))
     async with svc.pool.acquire() as conn, conn.transaction():
@@ -288,10 +262,10 @@ async def create_campaign(request: Request) -> Response:
 
 
 async def post_campaign_command(request: Request) -> Response:
-    svc = _service(request)
+    svc = service(request)
     campaign_id = parse_campaign(request.path_params["id"])
-    raw = await _body(request)
-    await require_gm(svc, campaign_id, _bearer(request))
+    raw = await body_of(request)
+    await require_gm(svc, campaign_id, bearer(request))
     command = _command_decoder.decode(raw)
     if isinstance(command, CarryBack):
         eid = parse_id(str(command.encounter))
@@ -306,9 +280,9 @@ async def post_campaign_command(request: Request) -> Response:
 
 
 async def get_campaign(request: Request) -> Response:
-    svc = _service(request)
+    svc = service(request)
     campaign_id = parse_campaign(request.path_params["id"])
-    token = _bearer(request)
+    token = bearer(request)
     who = None if token is None else await auth.principal(svc.pool, campaign_id, token)
     if token is not None and who is None:
         raise HTTPError(401, "unauthorized", "this token gives no access to this War")

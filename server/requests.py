@@ -1,0 +1,39 @@
+"""Request helpers shared by the routes: bounded bodies, bearer tokens, the service."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.websockets import WebSocket
+
+from server.errors import HTTPError
+from server.service import EncounterService
+
+MAX_BODY = 1 << 20
+
+
+async def body_of(request: Request) -> bytes:
+    """The request body, refused with 413 past 1 MiB (declared or streamed)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+        raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def bearer(request: Request) -> str | None:
+    """The token of `Authorization: Bearer <token>`, if any."""
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return None
+
+
+def service(request: Request | WebSocket) -> EncounterService:
+    svc: EncounterService = request.app.state.service
+    return svc
