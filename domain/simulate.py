@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,8 +200,12 @@ def simulate(
     seed: int | str = 0,
     settings: Mapping[str, Any] | None = None,
     names: tuple[str, str] = ("A", "B"),
+    progress: Callable[[int], None] | None = None,
 ) -> Summary:
-    """Win rates (95% Wilson), rounds and damage per hit over `fights` seeded duels."""
+    """Win rates (95% Wilson), rounds and damage per hit over `fights` seeded duels.
+
+    `progress(done)` is called after each fight (the CLI draws its progress bar).
+    """
     wins = {"a": 0, "b": 0}
     draws = 0
     rounds: list[int] = []
@@ -227,6 +231,8 @@ def simulate(
             wins[result.winner] += 1
         rounds.append(result.rounds)
         damage.extend(h.damage for h in result.hits)
+        if progress is not None:
+            progress(n + 1)
     mean = sum(rounds) / fights if fights else 0.0
     spread = math.sqrt(sum((r - mean) ** 2 for r in rounds) / (fights - 1)) if fights > 1 else 0.0
     return Summary(

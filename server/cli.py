@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
 import secrets
 import sys
@@ -257,59 +256,6 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _simulate(
-    a: Any,
-    b: Any,
-    fights: int,
-    seed: str,
-    settings: dict[str, Any],
-    names: tuple[str, str],
-    progress: Callable[[int], None],
-) -> Any:
-    """`domain.simulate.simulate`, fight for fight the same, with a progress callback."""
-    from domain.dice import commitment
-    from domain.simulate import SIDES, RevealingRoller, Summary, fight, fight_seed, wilson
-
-    wins = dict.fromkeys(SIDES, 0)
-    draws = 0
-    rounds: list[int] = []
-    damage: list[int] = []
-    example = None
-    for n in range(fights):
-        encounter_id, secret = fight_seed(seed, n)
-        roller = RevealingRoller(encounter_id, {"main": secret}, {}, "")
-        result = fight(
-            a,
-            b,
-            roller,
-            settings,
-            names=names,
-            encounter_id=encounter_id,
-            commitments={"main": (commitment(secret), False)},
-            close=n == 0,  # the example fight is kept whole: closed, seeds revealed
-        )
-        example = example or result
-        if result.winner is None:
-            draws += 1
-        else:
-            wins[result.winner] += 1
-        rounds.append(result.rounds)
-        damage.extend(h.damage for h in result.hits)
-        progress(n + 1)
-    mean = sum(rounds) / fights
-    spread = math.sqrt(sum((r - mean) ** 2 for r in rounds) / (fights - 1)) if fights > 1 else 0.0
-    return Summary(
-        fights=fights,
-        wins=wins,
-        draws=draws,
-        rates={s: wilson(wins[s], fights) for s in SIDES},
-        mean_rounds=mean,
-        sd_rounds=spread,
-        mean_damage_per_hit=sum(damage) / len(damage) if damage else 0.0,
-        example=example,
-    )
-
-
 def _report(summary: Any, names: tuple[str, str], args: argparse.Namespace, seed: str) -> str:
     from domain.simulate import narrate
 
@@ -396,6 +342,7 @@ def simulate_cmd(args: argparse.Namespace) -> int:
         )
         return 2
     from domain.errors import Refused
+    from domain.simulate import simulate
 
     try:
         (a, name_a), (b, name_b) = _fighter(args.a, rules), _fighter(args.b, rules)
@@ -416,7 +363,7 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     shown = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
     progress = _Progress(args.fights, shown and args.fights > 1)
     try:
-        summary = _simulate(a, b, args.fights, seed, settings, names, progress)
+        summary = simulate(a, b, args.fights, seed, settings, names, progress)
     except Refused as e:
         progress.close()
         rule = f" ({e.rule})" if e.rule else ""
@@ -427,10 +374,12 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     if not args.save:
         return 0
     base = f"http://{args.host}:{args.port}"
+    example = summary.example
+    assert example is not None  # --fights is at least 1
 
     async def work(svc: Any) -> int:
         try:
-            saved = await _save(svc, seed, summary.example.events, rules)
+            saved = await _save(svc, seed, example.events, rules)
         except _Usage as e:
             print(f"fracas simulate: {e}", file=sys.stderr)
             return 1

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from domain.simulate import simulate
-from server import cli
 from tests.e2e.conftest import Api
 
 DUEL = ("--ruleset", "d20-na", "milicien", "fangeux", "--fights", "200", "--seed", "7")
@@ -68,10 +67,12 @@ def test_simulate_is_reproducible_with_a_seed_and_varies_with_it() -> None:
     assert first.stdout != other.stdout
 
 
-def test_the_cli_gives_the_same_numbers_as_domain_simulate() -> None:
+def test_progress_does_not_change_the_numbers() -> None:
     names = ("Milicien", "Fangeux")
-    ours = cli._simulate("milicien", "fangeux", 50, "7", {}, names, lambda done: None)
+    seen: list[int] = []
+    ours = simulate("milicien", "fangeux", 50, "7", {}, names, seen.append)
     theirs = simulate("milicien", "fangeux", 50, seed=7, names=names)
+    assert seen == list(range(1, 51))
     assert ours.wins == theirs.wins and ours.rates == theirs.rates
     assert (ours.mean_rounds, ours.sd_rounds) == (theirs.mean_rounds, theirs.sd_rounds)
     assert ours.mean_damage_per_hit == theirs.mean_damage_per_hit
