@@ -9,6 +9,7 @@ import { setupAudit, openAudit, refreshAudit, auditOpen } from "./audit.js";
 import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer, say } from "./console.js";
 import { home } from "./home.js";
 import { saved, save } from "./store.js";
+import { warPage, remountWar } from "./war.js";
 
 const app = {
   id: null,
@@ -266,6 +267,8 @@ function setupLang() {
     if (app.id && app.board) {
       mount();
       if (auditOpen() !== null) openAudit(auditOpen());
+    } else if (app.war) {
+      remountWar();
     } else if (!app.id) {
       home($("#main"));
     }
@@ -275,8 +278,12 @@ function setupLang() {
 function main() {
   setupLang();
   const m = location.pathname.match(/^\/e\/([0-9a-fA-F-]{36})\/?$/);
+  const w = location.pathname.match(/^\/w\/([0-9a-fA-F-]{36})\/?$/);
   if (m) encounterPage(m[1].toLowerCase());
-  else home($("#main"));
+  else if (w) {
+    app.war = w[1].toLowerCase();
+    warPage(app.war);
+  } else home($("#main"));
   window.addEventListener("hashchange", () => location.reload());
 }
 

@@ -4,6 +4,7 @@ import { api } from "./api.js";
 import { html, patch, $, $$, setOptions, copyText } from "./dom.js";
 import { t, localized, outcome } from "./i18n.js";
 import { openAudit, proofBadge } from "./audit.js";
+import { warSaved } from "./war.js";
 
 const nameOf = (b, id) => (b.combatants.find((c) => c.id === id) || {}).name || id;
 
@@ -156,6 +157,7 @@ export function gmShell(app) {
   return html`
     <section class="card" aria-labelledby="share-title">
       <h2 id="share-title">${t("share")}</h2>
+      <div id="war-back"></div>
       <div id="share"></div>
     </section>
     <section class="card" aria-labelledby="turn-title">
@@ -377,6 +379,10 @@ function renderShare(app, b) {
     if (p) rows.push(linkRow(`link-player-${c.id}`, t("player_link", { name: c.name }), `${origin}/e/${app.id}#token=${p.token}&as=${c.id}`));
   }
   patch($("#share"), rows);
+  // An encounter of a War: back to the War's page, if this browser holds its GM token.
+  const war = b.encounter.campaign ? warSaved(b.encounter.campaign) : {};
+  patch($("#war-back"), war.gm ? html`<p class="war-back"><a id="war-link" href="/w/${b.encounter.campaign}">${
+    t("back_to_war", { name: war.name || t("war") })}</a></p>` : "");
 }
 
 function renderAdjust(app, b) {

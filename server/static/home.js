@@ -1,8 +1,10 @@
-// The home page: create an encounter (rule system, name, settings with their defaults).
+// The home page: create an encounter (rule system, name, settings with their defaults),
+// or start a War (a ranks-d100 campaign) and land on its page.
 import { api } from "./api.js";
 import { html, $, esc } from "./dom.js";
 import { t } from "./i18n.js";
 import { save, known } from "./store.js";
+import { warApi, warSave, knownWars } from "./war.js";
 
 function settingField(key, s) {
   const id = `set-${key.replace(/[^\w-]/g, "_")}`;
@@ -53,6 +55,7 @@ export async function home(main) {
     return;
   }
   const mine = known();
+  const wars = knownWars();
   main.innerHTML = String(html`
     <div class="home">
       <section class="card" aria-labelledby="create-title">
@@ -67,6 +70,19 @@ export async function home(main) {
             <span id="create-msg" class="form-msg" role="status"></span></div>
         </form>
       </section>
+      <section class="card" aria-labelledby="war-create-title">
+        <h2 id="war-create-title">${t("war_start_title")}</h2>
+        <p class="muted small">${t("war_start_hint")}</p>
+        <form id="war-form" class="row-form">
+          <label>${t("war_name")} <input id="war-name" name="name" required maxlength="80" value="${t("war_default_name")}"></label>
+          <button type="submit" id="war-create">${t("war_start")}</button>
+        </form>
+        <p id="war-msg" class="form-msg" role="status"></p>
+      </section>
+      ${wars.length ? html`<section class="card" aria-labelledby="wars-title">
+        <h2 id="wars-title">${t("your_wars")}</h2>
+        <ul class="recent">${wars.map((w) => html`<li><a href="/w/${w.id}#token=${w.gm}">${w.name}</a>
+          <small class="muted">ranks-d100</small></li>`)}</ul></section>` : ""}
       ${mine.length ? html`<section class="card" aria-labelledby="mine-title">
         <h2 id="mine-title">${t("your_encounters")}</h2>
         <ul class="recent">${mine.map((m) => html`<li><a href="/e/${m.id}#token=${m.gm}&role=gm">${m.name}</a>
@@ -88,6 +104,24 @@ export async function home(main) {
       save(made.id, { gm: made.gm_token, spectator: made.spectator_token, name: $("#enc-name").value.trim(),
         ruleset: rules.id, created: Date.now() });
       location.assign(`/e/${made.id}#token=${made.gm_token}&role=gm`);
+    } catch (err) {
+      msg.textContent = err.message;
+      msg.className = "form-msg error";
+    }
+  });
+  $("#war-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const msg = $("#war-msg");
+    const name = $("#war-name").value.trim();
+    if (!name) {
+      msg.textContent = t("name_required");
+      msg.className = "form-msg error";
+      return;
+    }
+    try {
+      const made = await warApi.create({ name, ruleset: "ranks-d100" });
+      warSave(made.id, { gm: made.gm_token, name, created: Date.now() });
+      location.assign(`/w/${made.id}#token=${made.gm_token}`);
     } catch (err) {
       msg.textContent = err.message;
       msg.className = "form-msg error";
