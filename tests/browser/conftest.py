@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.e2e.conftest import Instance, free_port, stop_server
+from tests.e2e.conftest import Instance, free_port, start_server, stop_server
 
 CHROMIUM = os.environ.get("FRACAS_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -33,43 +29,6 @@ ARGS = [
     "--no-first-run",
 ]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-
-
-def start_on(database_url: str, port: int, log_path: str) -> Instance:
-    """`fracas serve` on a given port (as tests/e2e's start_server, which picks its own)."""
-    log = open(log_path, "ab")  # noqa: SIM115 - closed in stop_server
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("DATABASE_URL", None)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--database-url",
-            database_url,
-        ],
-        env=env,
-        stdout=log,
-        stderr=log,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            log.close()
-            raise RuntimeError(f"fracas serve exited with {proc.returncode} (log: {log_path})")
-        try:
-            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                return Instance(base, proc, log)
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    proc.kill()
-    proc.wait()
-    log.close()
-    raise RuntimeError("fracas serve did not become healthy in 30 s")
 
 
 @dataclass
@@ -86,7 +45,7 @@ class UiServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        self.instance = start_on(self.database_url, self.port, self.log_path)
+        self.instance = start_server(self.database_url, self.log_path, self.port)
 
     def kill(self) -> None:
         """Kill -9: no goodbye to the websockets, as when a host dies."""

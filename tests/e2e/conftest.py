@@ -35,9 +35,12 @@ class Instance:
         return self.base.replace("http://", "ws://")
 
 
-def start_server(database_url: str, log_path: str | None = None) -> Instance:
-    port = free_port()
-    log = open(log_path or os.devnull, "wb")  # noqa: SIM115 - closed in stop_server
+def start_server(
+    database_url: str, log_path: str | None = None, port: int | None = None
+) -> Instance:
+    """`fracas serve` on `port` (a free one if not given); its output appends to log_path."""
+    port = port or free_port()
+    log = open(log_path or os.devnull, "ab")  # noqa: SIM115 - closed in stop_server
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("DATABASE_URL", None)
     proc = subprocess.Popen(
@@ -65,7 +68,7 @@ def start_server(database_url: str, log_path: str | None = None) -> Instance:
             if httpx.get(base + "/healthz", timeout=1).status_code == 200:
                 return Instance(base, proc, log)
         except httpx.HTTPError:
-            time.sleep(0.1)
+            time.sleep(0.05)
     proc.kill()
     proc.wait()
     log.close()
