@@ -309,6 +309,7 @@ async def ws_encounter(websocket: WebSocket) -> None:
                 await websocket.close(code=1013 if watcher.dropped else 1001)
                 return
             await websocket.send_text(text)
+            del text  # an idle watcher must not keep its last update alive
 
     sender = asyncio.create_task(pump())
     try:

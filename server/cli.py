@@ -51,7 +51,16 @@ def serve(args: argparse.Namespace) -> int:
     from server.app import create_app
 
     app = create_app(args.database_url, _home())
-    uvicorn.run(app, host=args.host, port=args.port, ws="websockets", log_level="info")
+    # No permessage-deflate: it would compress the same update once per watcher (~230 us
+    # and ~256 KiB of zlib state each), undoing "encode once per role" (bench/RESULTS.md).
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        ws="websockets",
+        ws_per_message_deflate=False,
+        log_level="info",
+    )
     return 0
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,12 +23,11 @@ from projections.board import board
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.metrics import Metrics
+from server.service import envelope
 from server.store import PostgresEventStore
 
 log = logging.getLogger(__name__)
 QUEUE = 256
-ROLES = ("gm", "public")
-_encode = msgspec.json.Encoder().encode
 
 
 @dataclass(eq=False)
@@ -48,6 +48,17 @@ class Room:
     proj: Projection = field(default_factory=Projection)
     watchers: set[Watcher] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # The snapshot text per role at the current version: a crowd joining at once shares
+    # one string instead of building a board each.
+    snapshots: dict[str, str] = field(default_factory=dict)
+
+    def snapshot(self, role: str) -> str:
+        text = self.snapshots.get(role)
+        if text is None:
+            text = self.snapshots[role] = message(
+                "snapshot", self.proj.version, board(self.proj, role)
+            )
+        return text
 
 
 def visible_to(proj: Projection, envs: list[dict[str, Any]], role: str) -> list[Any]:
@@ -56,11 +67,17 @@ def visible_to(proj: Projection, envs: list[dict[str, Any]], role: str) -> list[
 
 
 def message(kind: str, version: int, board_: dict[str, Any], events: Any = None) -> str:
+    """One websocket message as ASCII-only JSON text.
+
+    The server encodes the text to UTF-8 again for every connection; on pure ASCII that
+    is a copy (0.4 us for an 18 KB update), on text with an arrow or an accent it is a
+    real transcode (11 us), paid per watcher. Escaping once here is cheaper.
+    """
     body: dict[str, Any] = {"type": kind, "version": version}
     if events is not None:
         body["events"] = events
     body["board"] = board_
-    return _encode(body).decode()
+    return json.dumps(msgspec.to_builtins(body), ensure_ascii=True, separators=(",", ":"))
 
 
 class Hub:
@@ -102,13 +119,14 @@ class Hub:
         recs = await self.store.read_stream(room.stream, after=room.proj.version)
         if not recs:
             return
-        envs = [msgspec.to_builtins(r) for r in recs]
+        envs = [envelope(r) for r in recs]
         for env in envs:
             room.proj.apply(env)
+        room.snapshots.clear()
         if not room.watchers:
             return
         version = room.proj.version
-        for role in ROLES:
+        for role in {w.role for w in room.watchers}:
             text = message(
                 "update", version, board(room.proj, role), visible_to(room.proj, envs, role)
             )
@@ -140,10 +158,10 @@ class Hub:
             await self._catch_up(room)
             version = room.proj.version
             if after is None or after > version:
-                text = message("snapshot", version, board(room.proj, w.role))
+                text = room.snapshot(w.role)
             else:
                 missed = await self.store.read_stream(stream, after=after, upto=version)
-                envs = [msgspec.to_builtins(r) for r in missed]
+                envs = [envelope(r) for r in missed]
                 text = message(
                     "update", version, board(room.proj, w.role), visible_to(room.proj, envs, w.role)
                 )

@@ -55,8 +55,8 @@ class Roller(dicelib.SeededRoller):
 
 
 def envelope(r: Recorded) -> dict[str, Any]:
-    out: dict[str, Any] = msgspec.to_builtins(r)
-    return out
+    """A stored event as the envelope dict projections read (shallow: data is a dict)."""
+    return msgspec.structs.asdict(r)
 
 
 class EncounterService:

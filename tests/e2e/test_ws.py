@@ -94,3 +94,17 @@ def test_a_bad_websocket_message_gets_an_error_and_the_socket_stays_up(
         assert recv(ws)["error"]["code"] == "invalid"
         ws.send(json.dumps({"type": "ping"}))
         assert recv(ws)["type"] == "pong"
+
+
+def test_updates_are_ascii_json_even_with_accented_names(
+    servers: tuple[Instance, Instance], api: Api
+) -> None:
+    one, _ = servers
+    made = api.create()
+    with watch(one, made["id"], made["spectator_token"]) as ws:
+        ws.recv(timeout=5)
+        api.ok(made["id"], made["gm_token"], {"type": "add_combatant", "name": "Hélène → 🗡",
+                                              "side": "épées", "preset": "guard"})
+        raw = ws.recv(timeout=5)
+        assert isinstance(raw, str) and raw.isascii()
+        assert "Hélène → 🗡" in json.dumps(json.loads(raw), ensure_ascii=False)
