@@ -8,7 +8,7 @@ would diverge quietly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from domain.events import event_from
@@ -20,9 +20,16 @@ __all__ = ["Projection", "fold"]
 
 
 class Projection:
-    """An encounter's state and log lines, folded from its envelopes. Pure; no I/O."""
+    """An encounter's state and log lines, folded from its envelopes. Pure; no I/O.
 
-    def __init__(self) -> None:
+    With `keep`, only the last `keep` log lines are kept, and `extend` describes only
+    the envelopes that can still reach them: the board shows the tail of the log, and
+    wording every event of a 10,000-event stream was two thirds of a cold load. Exports
+    fold with `keep=None` and get every line.
+    """
+
+    def __init__(self, keep: int | None = None) -> None:
+        self.keep = keep
         self.state = EncounterState()
         self.lines: list[LogLine] = []
         self.stream: str | None = None
@@ -33,8 +40,19 @@ class Projection:
         """The version of the last envelope applied (0 before the first)."""
         return self.state.version
 
-    def apply(self, envelope: Mapping[str, Any]) -> None:
-        """Fold the next envelope: it must carry version `self.version + 1`."""
+    def extend(self, envelopes: Sequence[Mapping[str, Any]]) -> None:
+        """Fold envelopes in order, wording only those whose lines `keep` would keep."""
+        first_told = len(envelopes) - self.keep if self.keep is not None else 0
+        for i, envelope in enumerate(envelopes):
+            self.apply(envelope, tell=i >= first_told)
+        if self.keep is not None and len(self.lines) > self.keep:
+            del self.lines[: len(self.lines) - self.keep]
+
+    def apply(self, envelope: Mapping[str, Any], tell: bool = True) -> None:
+        """Fold the next envelope: it must carry version `self.version + 1`.
+
+        `tell=False` folds it without a log line (see `extend`).
+        """
         if self._broken is not None:
             raise ValueError(f"the projection stopped at {self._broken}")
         version = envelope.get("version")
@@ -49,7 +67,7 @@ class Projection:
         kind, data = envelope.get("type"), envelope.get("data")
         try:
             event = event_from(str(kind), dict(data or {}))
-            line = describe(event, self.state, version)
+            line = describe(event, self.state, version) if tell else None
             evolve(self.state, event)
         except (ValueError, TypeError, KeyError) as error:
             self._broken = f"version {version} ({kind}): {error}"

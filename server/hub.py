@@ -23,7 +23,7 @@ from projections.board import board
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.metrics import Metrics
-from server.service import envelope
+from server.service import KEEP_LINES, envelope
 from server.store import PostgresEventStore
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class Room:
     """One watched encounter: its fold, its checkpoint and its watchers."""
 
     stream: str
-    proj: Projection = field(default_factory=Projection)
+    proj: Projection = field(default_factory=lambda: Projection(keep=KEEP_LINES))
     watchers: set[Watcher] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # The snapshot text per role at the current version: a crowd joining at once shares
@@ -120,8 +120,7 @@ class Hub:
         if not recs:
             return
         envs = [envelope(r) for r in recs]
-        for env in envs:
-            room.proj.apply(env)
+        room.proj.extend(envs)
         room.snapshots.clear()
         if not room.watchers:
             return

@@ -33,6 +33,7 @@ from server.store import ConcurrencyError, NewEvent, PostgresEventStore, Recorde
 
 RETRIES = 10
 CACHE_SIZE = 512
+KEEP_LINES = 1000  # log lines a cached projection keeps (the board shows 100)
 
 
 def stream_of(encounter_id: str) -> str:
@@ -79,9 +80,10 @@ class EncounterService:
         stream = stream_of(encounter_id)
         lock = self._locks.setdefault(stream, asyncio.Lock())
         async with lock:
-            proj = self._cache.get(stream) or Projection()
-            for r in await self.store.read_stream(stream, after=proj.version):
-                proj.apply(envelope(r))
+            proj = self._cache.get(stream) or Projection(keep=KEEP_LINES)
+            proj.extend(
+                [envelope(r) for r in await self.store.read_stream(stream, after=proj.version)]
+            )
             if proj.version == 0:
                 raise NotFound(f"no encounter {encounter_id}")
             self._cache[stream] = proj
@@ -93,9 +95,9 @@ class EncounterService:
 
     async def at(self, encounter_id: str, version: int) -> Projection:
         """The projection as it stood at `version` (folded fresh, not cached)."""
-        proj = Projection()
-        for r in await self.store.read_stream(stream_of(encounter_id), upto=version):
-            proj.apply(envelope(r))
+        proj = Projection(keep=KEEP_LINES)
+        recs = await self.store.read_stream(stream_of(encounter_id), upto=version)
+        proj.extend([envelope(r) for r in recs])
         if proj.version == 0:
             raise NotFound(f"no encounter {encounter_id}")
         return proj

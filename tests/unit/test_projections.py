@@ -725,3 +725,17 @@ def test_hidden_resources_are_redacted_from_the_arrival_and_their_changes_filter
     assert public[0]["data"]["resources"] == {"hp": None}
     assert public[0]["data"]["sheet"] == {} and public[0]["redacted"] is True
     assert filter_events(envelopes, "gm")[0]["data"]["resources"] == {"hp": 30}
+
+
+def test_a_projection_that_keeps_a_tail_words_only_the_tail_and_folds_the_rest() -> None:
+    from projections.view import Projection
+
+    table = fight()
+    for i in range(30):
+        table.do(c.Adjust(combatant="c1", resource="hp", delta=-1, reason=f"cut {i}"))
+    full = fold(table.envelopes)
+    tail = Projection(keep=10)
+    tail.extend(table.envelopes)
+    assert tail.state == full.state
+    assert tail.lines == full.lines[-10:]
+    assert [line.text for line in tail.lines][-1] == full.lines[-1].text
