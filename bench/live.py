@@ -1,0 +1,1423 @@
+"""Live fan-out benchmark, run by hand; results go to bench/RESULTS.md ("## Live fan-out").
+
+    /tmp/venv/bin/python bench/live.py [--url postgresql://postgres@127.0.0.1:5432/bench_live]
+        [--rate 100] [--seconds 15] [--trials 2] [--watchers 1000] [--updates 20]
+        [--replay-events 10000] [--replay-commands 200] [--no-write] [--py-spy DIR]
+
+Everything runs against real `fracas serve` processes (`python -m server.cli serve`, uvicorn
+with ws="websockets") on one PostgreSQL database, over loopback, with this process as the
+only client:
+
+1. Command round trip. Two instances on one database; a spectator websocket on instance 2;
+   HTTP commands (`roll` 1d20, every 4th an `adjust`) sent open-loop to instance 1 at
+   `--rate` per second for `--seconds`, `--trials` times (a fresh pair each); latency =
+   HTTP send -> the websocket update carrying that command's event on instance 2 (NOTIFY
+   crosses between the processes).
+2. Fan-out. `--watchers` websockets on one encounter of one fresh instance, `--updates`
+   commands at 1/s sent to that instance; latency = HTTP send -> each watcher's receipt.
+   Server RSS (/proc/<pid>/status) before connecting and with every watcher idle, per
+   watcher. Then a bare `websockets.asyncio.server.serve` process (this file, with
+   `--bare-server`) that sends each connection one message on connect (as Fracas sends a
+   snapshot), holds them and, on a trigger, `broadcast()`s the very text of a Fracas update
+   captured in the Fracas run. Per-connection send cost is
+   server CPU time (utime+stime from /proc/<pid>/stat) per update with N connections minus
+   the same with 1 connection, divided by N - 1. Both servers are run twice: clients
+   offering permessage-deflate (the websockets client's default, as browsers do) and
+   clients with compression off.
+3. Replay. A ~10,000-event encounter (rolls, every 5th an `adjust`), built in this process
+   through `decide` exactly as the service does and appended in batches; then on a fresh
+   server: the first GET of its board (cold load), uncached folds (`GET ?at=V`), and
+   `--replay-commands` commands on it interleaved with as many on a 10-event encounter.
+
+Every loop is bounded in count and time; every process and connection this script opens
+is closed in `finally` blocks, also on error or Ctrl-C. Servers' logs go to a temp folder.
+Needs `websockets` (a dev dependency) in the virtualenv; HTTP goes through a small
+keep-alive client in this file (httpx cost ~2 ms of client CPU per request here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime
+import json
+import os
+import platform
+import re
+import resource
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/bench_live"
+SECTION = "## Live fan-out"
+END_MARK = "<!-- end of the part bench/live.py writes; notes below are by hand -->"
+TICK = os.sysconf("SC_CLK_TCK")
+STARTED: list[subprocess.Popen[bytes]] = []
+VERSION_RE = re.compile(rb'"version":(\d+)')
+
+
+# --- small helpers ---------------------------------------------------------------------
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 2)
+
+
+def summary(samples: list[float]) -> dict[str, Any]:
+    if not samples:
+        return {"n": 0}
+    return {
+        "n": len(samples),
+        "p50_ms": ms(percentile(samples, 0.50)),
+        "p90_ms": ms(percentile(samples, 0.90)),
+        "p99_ms": ms(percentile(samples, 0.99)),
+        "max_ms": ms(max(samples)),
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, in seconds (clock-tick resolution)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def machine() -> dict[str, str]:
+    model = "unknown"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {
+        "nproc": str(os.cpu_count()),
+        "cpu": model,
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+    }
+
+
+def self_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class CpuLedger:
+    """Who used the machine's CPU between start() and stop(), as % of one core.
+
+    Categories: this client, the servers under test (by pid), PostgreSQL (every process
+    named postgres, so other users of that PostgreSQL count too), everything else (the
+    machine's busy time from /proc/stat minus the three). Shows how noisy a phase was.
+    """
+
+    def __init__(self, servers: dict[str, int]) -> None:
+        self.servers = servers
+        self.t0 = 0.0
+        self.busy0 = 0.0
+        self.pg0 = 0.0
+        self.me0 = 0.0
+        self.srv0: dict[str, float] = {}
+
+    @staticmethod
+    def _busy() -> float:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+        return (sum(fields[:8]) - idle) / TICK
+
+    @staticmethod
+    def _postgres() -> float:
+        total = 0.0
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    if Path(f"/proc/{d}/comm").read_text().strip() == "postgres":
+                        total += cpu_seconds(int(d))
+        return total
+
+    def start(self) -> None:
+        self.t0 = time.monotonic()
+        self.busy0, self.pg0, self.me0 = self._busy(), self._postgres(), self_cpu()
+        self.srv0 = {k: cpu_seconds(pid) for k, pid in self.servers.items()}
+
+    def stop(self) -> dict[str, float]:
+        wall = time.monotonic() - self.t0
+        busy = self._busy() - self.busy0
+        pg = max(0.0, self._postgres() - self.pg0)  # backends that ended are lost
+        me = self_cpu() - self.me0
+        srv = sum(cpu_seconds(pid) for pid in self.servers.values()) - sum(self.srv0.values())
+
+        def pct(x: float) -> float:
+            return round(100 * x / wall, 1)
+
+        return {
+            "client_pct": pct(me),
+            "servers_pct": pct(srv),
+            "postgres_pct": pct(pg),
+            "other_pct": pct(max(0.0, busy - me - srv - pg)),
+            "machine_pct": pct(busy),
+            "seconds": round(wall, 1),
+        }
+
+
+# --- a small HTTP client ---------------------------------------------------------------
+
+
+@dataclass
+class Reply:
+    status_code: int
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+    def raise_for_status(self) -> None:
+        if self.status_code >= 400:
+            raise RuntimeError(f"HTTP {self.status_code}: {self.text[:300]}")
+
+
+class Http:
+    """HTTP/1.1 keep-alive over asyncio streams, for JSON calls on loopback.
+
+    Used instead of httpx because httpx costs ~2 ms of client CPU per request, which on
+    a 2-core machine is taken from the servers under test. At most `size` connections.
+    """
+
+    def __init__(self, base: str, timeout: float = 10, size: int = 256) -> None:
+        hostport = base.split("://", 1)[1].rstrip("/")
+        self.host, _, port = hostport.partition(":")
+        self.port = int(port or 80)
+        self.timeout = timeout
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter, float]] = []
+        self.slots = asyncio.Semaphore(size)
+        self.everyone: set[asyncio.StreamWriter] = set()
+
+    async def __aenter__(self) -> Http:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for w in list(self.everyone):
+            w.close()
+        self.everyone.clear()
+        self.idle.clear()
+
+    async def get(
+        self, path: str, params: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    ) -> Reply:
+        if params:
+            path += "?" + "&".join(f"{k}={v}" for k, v in params.items())
+        return await self.request("GET", path, None, headers)
+
+    async def post(
+        self, path: str, json: Any = None, headers: dict[str, str] | None = None
+    ) -> Reply:
+        return await self.request("POST", path, json, headers)
+
+    async def request(
+        self, method: str, path: str, body: Any, headers: dict[str, str] | None
+    ) -> Reply:
+        async with self.slots:
+            return await asyncio.wait_for(self._exchange(method, path, body, headers), self.timeout)
+
+    async def _connection(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bool]:
+        now = time.monotonic()
+        while self.idle:
+            reader, writer, since = self.idle.pop()
+            if now - since < 2.0 and not writer.is_closing():  # uvicorn closes after 5 s
+                return reader, writer, True
+            writer.close()
+            self.everyone.discard(writer)
+        reader, writer = await asyncio.open_connection(self.host, self.port)
+        self.everyone.add(writer)
+        return reader, writer, False
+
+    async def _exchange(
+        self, method: str, path: str, body: Any, headers: dict[str, str] | None
+    ) -> Reply:
+        payload = b"" if body is None else json.dumps(body).encode()
+        head = [
+            f"{method} {path} HTTP/1.1",
+            f"Host: {self.host}:{self.port}",
+            f"Content-Length: {len(payload)}",
+        ]
+        if body is not None:
+            head.append("Content-Type: application/json")
+        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        request = ("\r\n".join(head) + "\r\n\r\n").encode() + payload
+        for _attempt in range(2):  # a reused connection the server just closed: once more
+            reader, writer, reused = await self._connection()
+            keep = False
+            try:
+                writer.write(request)
+                try:
+                    raw = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    if reused:
+                        continue
+                    raise
+                lines = raw.decode("latin-1").split("\r\n")
+                status = int(lines[0].split(" ", 2)[1])
+                fields = {
+                    k.strip().lower(): v.strip()
+                    for k, _, v in (x.partition(":") for x in lines[1:] if x)
+                }
+                if "content-length" not in fields:
+                    raise RuntimeError(f"no Content-Length in the answer to {method} {path}")
+                content = await reader.readexactly(int(fields["content-length"]))
+                keep = fields.get("connection", "").lower() != "close"
+                return Reply(status, content)
+            finally:
+                if keep:
+                    self.idle.append((reader, writer, time.monotonic()))
+                else:
+                    writer.close()
+                    self.everyone.discard(writer)
+        raise RuntimeError(f"{method} {path}: the connection closed twice")
+
+
+# --- processes -------------------------------------------------------------------------
+
+
+@dataclass
+class Proc:
+    """A server process this script started."""
+
+    name: str
+    proc: subprocess.Popen[bytes]
+    port: int
+    log: Any
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+
+def _spawn(name: str, argv: list[str], logdir: Path) -> Proc:
+    port = free_port()
+    log = open(logdir / f"{name}.log", "wb")  # noqa: SIM115 - closed in stop()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
+    env.pop("DATABASE_URL", None)
+    proc = subprocess.Popen(
+        [*argv, "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    STARTED.append(proc)
+    return Proc(name, proc, port, log)
+
+
+async def _wait_ready(p: Proc, probe: Callable[[], Awaitable[bool]], limit: float = 30) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if p.proc.poll() is not None:
+            raise RuntimeError(f"{p.name} exited with {p.proc.returncode} (log {p.log.name})")
+        with contextlib.suppress(Exception):
+            if await probe():
+                return
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"{p.name} not ready in {limit} s (log {p.log.name})")
+
+
+async def start_fracas(url: str, name: str, logdir: Path) -> Proc:
+    argv = [
+        sys.executable,
+        "-m",
+        "server.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--database-url",
+        url,
+    ]
+    p = _spawn(name, argv, logdir)
+
+    async def healthy() -> bool:
+        async with Http(p.base, timeout=1) as c:
+            return (await c.get("/healthz")).status_code == 200
+
+    await _wait_ready(p, healthy)
+    return p
+
+
+async def start_bare(message: Path, name: str, logdir: Path) -> Proc:
+    argv = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--bare-server",
+        "--message",
+        str(message),
+    ]
+    p = _spawn(name, argv, logdir)
+
+    async def listening() -> bool:
+        _, w = await asyncio.open_connection("127.0.0.1", p.port)
+        w.close()
+        await w.wait_closed()
+        return True
+
+    await _wait_ready(p, listening)
+    return p
+
+
+def stop(p: Proc | None) -> None:
+    if p is None:
+        return
+    if p.proc.poll() is None:
+        p.proc.terminate()
+        try:
+            p.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            p.proc.kill()
+            p.proc.wait(5)
+    with contextlib.suppress(ValueError):
+        STARTED.remove(p.proc)
+    p.log.close()
+
+
+def stop_all_started() -> None:
+    for proc in list(STARTED):
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in list(STARTED):
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+    STARTED.clear()
+
+
+# --- the bare websockets server (a subprocess of this script) ---------------------------
+
+
+async def bare_server(port: int, message: Path) -> None:
+    """Sends TEXT once to each connection on /watch (as Fracas sends a snapshot) and holds
+    it; each message on /trigger broadcasts TEXT to all of them."""
+    from websockets.asyncio.server import ServerConnection, broadcast, serve
+
+    text = message.read_text(encoding="utf-8")
+    watchers: set[ServerConnection] = set()
+
+    async def handler(ws: ServerConnection) -> None:
+        if ws.request is not None and ws.request.path == "/trigger":
+            async for _ in ws:
+                broadcast(watchers, text)
+            return
+        await ws.send(text)  # what a Fracas watcher gets on connect: its snapshot
+        watchers.add(ws)
+        try:
+            await ws.wait_closed()
+        finally:
+            watchers.discard(ws)
+
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, done.set)
+    async with serve(handler, "127.0.0.1", port, max_size=2**24):
+        await done.wait()
+
+
+# --- watchers --------------------------------------------------------------------------
+
+
+class Tally:
+    """How many watchers got message `key`; wait() until all of them did."""
+
+    def __init__(self, expected: int) -> None:
+        self.expected = expected
+        self.counts: dict[int, int] = {}
+        self.events: dict[int, asyncio.Event] = {}
+
+    def hit(self, key: int) -> None:
+        n = self.counts.get(key, 0) + 1
+        self.counts[key] = n
+        if n >= self.expected and key in self.events:
+            self.events[key].set()
+
+    async def wait(self, key: int, timeout: float) -> bool:
+        if self.counts.get(key, 0) >= self.expected:
+            return True
+        ev = self.events.setdefault(key, asyncio.Event())
+        try:
+            await asyncio.wait_for(ev.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+
+@dataclass(eq=False)
+class Watcher:
+    """One client websocket: every receipt as (perf_counter, key); connected once the
+    first message (the snapshot) is in."""
+
+    uri: str
+    keyed_by_version: bool  # Fracas: key = message version; bare: key = message index
+    compression: str | None
+    keep_last: bool = False
+    got: list[tuple[float, int]] = field(default_factory=list)
+    last: bytes = b""
+    ws: Any = None
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    failed: BaseException | None = None
+
+    async def run(self, tally: Tally) -> None:
+        from websockets.asyncio.client import connect
+
+        try:
+            self.ws = await connect(
+                self.uri,
+                open_timeout=30,
+                ping_interval=None,
+                close_timeout=2,
+                compression=self.compression,
+                max_size=2**24,
+            )
+        except Exception as e:  # counted, reported
+            self.failed = e
+            self.connected.set()
+            return
+        index = -1  # bare server: message 0 is the one sent on connect, then trigger 0, ...
+        with contextlib.suppress(Exception):
+            while True:
+                raw = await self.ws.recv(decode=False)
+                t = time.perf_counter()
+                if self.keyed_by_version:
+                    m = VERSION_RE.search(raw, 0, 64)
+                    key = int(m.group(1)) if m else -1
+                else:
+                    key = index
+                    index += 1
+                self.connected.set()  # the snapshot (or first message) arrived
+                self.got.append((t, key))
+                if self.keep_last:
+                    self.last = raw
+                tally.hit(key)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 5)
+
+
+async def open_watchers(
+    watchers: list[Watcher], tally: Tally, tasks: list[asyncio.Task[None]], batch: int = 100
+) -> float:
+    """Connect in batches (each waits for its snapshot); returns seconds taken."""
+    started = time.perf_counter()
+    for i in range(0, len(watchers), batch):
+        group = watchers[i : i + batch]
+        tasks.extend(asyncio.create_task(w.run(tally)) for w in group)
+        await asyncio.wait_for(asyncio.gather(*(w.connected.wait() for w in group)), 60)
+    failed = [w.failed for w in watchers if w.failed is not None]
+    if failed:
+        raise RuntimeError(f"{len(failed)} watchers failed to connect, e.g. {failed[0]!r}")
+    return time.perf_counter() - started
+
+
+async def close_watchers(watchers: list[Watcher], tasks: list[asyncio.Task[None]]) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.gather(*(w.close() for w in watchers)), 30)
+    for t in tasks:
+        t.cancel()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
+    tasks.clear()
+
+
+# --- Fracas HTTP helpers ---------------------------------------------------------------
+
+PRESETS = (("milicien", "watch"), ("fangeux", "wild"), ("milicien", "watch"), ("fangeux", "wild"))
+
+
+async def new_encounter(http: Any, rolls: int = 0) -> dict[str, Any]:
+    """A d20-na encounter with four combatants and `rolls` free rolls (log content)."""
+    r = await http.post("/api/encounters", json={"ruleset": "d20-na", "name": "Live bench"})
+    r.raise_for_status()
+    made: dict[str, Any] = r.json()
+    gm = made["gm_token"]
+    for i, (preset, side) in enumerate(PRESETS):
+        body = {"type": "add_combatant", "name": f"{preset}-{i}", "side": side, "preset": preset}
+        await command(http, made["id"], gm, body)
+    for i in range(rolls):
+        await command(http, made["id"], gm, {"type": "roll", "expr": "1d20", "purpose": f"s{i}"})
+    return made
+
+
+async def command(http: Any, eid: str, token: str, body: dict[str, Any]) -> dict[str, Any]:
+    r = await http.post(
+        f"/api/encounters/{eid}/commands",
+        json=body,
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    if r.status_code != 200:
+        raise RuntimeError(f"command {body} refused: {r.status_code} {r.text[:300]}")
+    answer: dict[str, Any] = r.json()
+    return answer
+
+
+def bench_command(i: int, tag: str, adjust_every: int) -> dict[str, Any]:
+    key = f"{tag}{i}"
+    if adjust_every and i % adjust_every == adjust_every - 1:
+        delta = -1 if (i // adjust_every) % 2 == 0 else 1  # -1, +1, ...: hp stays in range
+        return {
+            "type": "adjust",
+            "combatant": "c1",
+            "resource": "hp",
+            "delta": delta,
+            "reason": key,
+        }
+    return {"type": "roll", "expr": "1d20", "purpose": key}
+
+
+# --- 1. command round trip across two instances ----------------------------------------
+
+
+async def round_trip(url: str, logdir: Path, rate: float, seconds: float) -> dict[str, Any]:
+    from websockets.asyncio.client import connect
+
+    one = two = None
+    ws = None
+    reader_task = None
+    try:
+        one = await start_fracas(url, "rt-one", logdir)
+        two = await start_fracas(url, "rt-two", logdir)
+        async with Http(one.base, timeout=10) as http:
+            made = await new_encounter(http, rolls=20)
+            eid, gm = made["id"], made["gm_token"]
+            ws = await connect(
+                f"{two.ws}/ws/encounters/{eid}?token={made['spectator_token']}",
+                open_timeout=10,
+                ping_interval=None,
+                close_timeout=2,
+            )
+            await asyncio.wait_for(ws.recv(), 10)  # snapshot
+            sent: dict[str, float] = {}
+            got: dict[str, float] = {}
+            answered: dict[str, float] = {}
+            errors: list[str] = []
+            updates = 0
+
+            async def reader() -> None:
+                nonlocal updates
+                while True:
+                    raw = await ws.recv()
+                    t = time.perf_counter()
+                    updates += 1
+                    for e in json.loads(raw).get("events", ()):
+                        data = e.get("data") or {}
+                        key = data.get("purpose") or data.get("reason")
+                        if key:
+                            got.setdefault(key, t)
+
+            async def send(body: dict[str, Any], key: str) -> None:
+                t = time.perf_counter()
+                sent[key] = t
+                try:
+                    await command(http, eid, gm, body)
+                    answered[key] = time.perf_counter() - t
+                except Exception as e:
+                    errors.append(repr(e)[:200])
+
+            reader_task = asyncio.create_task(reader())
+            cpu = CpuLedger({"one": one.pid, "two": two.pid})
+            warm = int(rate)  # one second of warm-up, not counted
+            total = warm + int(rate * seconds)
+            tasks: list[asyncio.Task[None]] = []
+            loop = asyncio.get_running_loop()
+            t0 = loop.time() + 0.05
+            for i in range(total):
+                if i == warm:
+                    cpu.start()
+                delay = t0 + i / rate - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                tag = "w" if i < warm else "m"
+                tasks.append(asyncio.create_task(send(bench_command(i, tag, 4), f"{tag}{i}")))
+            span = loop.time() - t0
+            await asyncio.wait_for(asyncio.gather(*tasks), 60)
+            used = cpu.stop()
+            measured = [k for k in sent if k.startswith("m")]
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and any(k not in got for k in measured):
+                await asyncio.sleep(0.05)
+            lat = [got[k] - sent[k] for k in measured if k in got]
+            scraped = (await http.get("/metrics")).text
+            conflicts = re.search(r"^fracas_append_conflicts_total (\d+)", scraped, re.M)
+            http_lat = [answered[k] for k in measured if k in answered]
+            return {
+                "commands": len(measured),
+                "offered_rate": rate,
+                "achieved_rate": round(total / span, 1) if span > 0 else None,
+                "received": len(lat),
+                "errors": len(errors),
+                "conflicts_instance_1": int(conflicts.group(1)) if conflicts else None,
+                "error_sample": errors[:3],
+                "ws_messages": updates,
+                "cpu": used,
+                "round_trip": summary(lat),
+                "http_answer": summary(http_lat),
+            }
+    finally:
+        if reader_task is not None:
+            reader_task.cancel()
+            with contextlib.suppress(BaseException):
+                await reader_task
+        if ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(), 5)
+        stop(one)
+        stop(two)
+
+
+# --- 2. fan-out: Fracas and a bare websockets server -----------------------------------
+
+
+@dataclass
+class FanRun:
+    """What one fan-out run measured."""
+
+    server: str
+    compression: str | None
+    watchers: int
+    connect_s: float = 0.0
+    rss_before_kib: int = 0
+    rss_idle_kib: int = 0
+    latencies: list[float] = field(default_factory=list)
+    latencies_one: list[float] = field(default_factory=list)  # the 1-watcher warm-up run
+    spans: list[float] = field(default_factory=list)  # last - first receipt per update
+    cpu_one: list[float] = field(default_factory=list)  # server CPU per update, 1 watcher
+    cpu_many: list[float] = field(default_factory=list)  # server CPU per update, N watchers
+    client_cpu: list[float] = field(default_factory=list)  # client CPU per update, N
+    cpu_share: dict[str, float] = field(default_factory=dict)
+    missed: int = 0
+    message_bytes: int = 0
+
+    def report(self) -> dict[str, Any]:
+        n = self.watchers
+        one = statistics.fmean(self.cpu_one) if self.cpu_one else 0.0
+        many = statistics.fmean(self.cpu_many) if self.cpu_many else 0.0
+        return {
+            "server": self.server,
+            "compression": self.compression or "off",
+            "watchers": n,
+            "message_bytes": self.message_bytes,
+            "connect_s": round(self.connect_s, 2),
+            "delivery": summary(self.latencies),
+            "delivery_1_watcher": summary(self.latencies_one),
+            "missed": self.missed,
+            "span_p50_ms": ms(percentile(self.spans, 0.5)) if self.spans else None,
+            "rss_before_mib": round(self.rss_before_kib / 1024, 1),
+            "rss_idle_mib": round(self.rss_idle_kib / 1024, 1),
+            "kib_per_watcher": round((self.rss_idle_kib - self.rss_before_kib) / n, 1),
+            "cpu_ms_per_update_1": round(one * 1000, 2),
+            "cpu_ms_per_update_n": round(many * 1000, 2),
+            "send_cost_us_per_conn": round((many - one) / (n - 1) * 1e6, 1) if n > 1 else None,
+            "client_cpu_ms_per_update_n": round(statistics.fmean(self.client_cpu) * 1000, 1)
+            if self.client_cpu
+            else None,
+            "cpu": self.cpu_share,
+        }
+
+
+async def fracas_fanout(
+    url: str,
+    logdir: Path,
+    n: int,
+    updates: int,
+    compression: str | None,
+    spy: Path | None = None,
+) -> tuple[FanRun, bytes]:
+    run = FanRun("fracas", compression, n)
+    server = None
+    watchers: list[Watcher] = []
+    tasks: list[asyncio.Task[None]] = []
+    spy_proc: subprocess.Popen[bytes] | None = None
+    try:
+        server = await start_fracas(url, f"fan-fracas-{compression or 'off'}", logdir)
+        async with Http(server.base, timeout=10) as http:
+            made = await new_encounter(http, rolls=110)  # a full 100-line log on the board
+            eid, gm = made["id"], made["gm_token"]
+            uri = f"{server.ws}/ws/encounters/{eid}?token={made['spectator_token']}"
+
+            async def update(i: int, tally: Tally, expect: int) -> tuple[float, int, float]:
+                cpu0, me0 = cpu_seconds(server.pid), self_cpu()
+                t = time.perf_counter()
+                body = {"type": "roll", "expr": "1d20", "purpose": f"fan{i}"}
+                version = int((await command(http, eid, gm, body))["version"])
+                ok = await tally.wait(version, 10)
+                run.missed += 0 if ok else expect - tally.counts.get(version, 0)
+                await asyncio.sleep(0.02)  # let the server finish the round
+                if expect > 1:
+                    run.client_cpu.append(self_cpu() - me0)
+                return cpu_seconds(server.pid) - cpu0, version, t
+
+            # One watcher: warms the code paths, and gives the per-update cost without fan-out.
+            solo = Watcher(uri, True, compression)
+            solo_tally = Tally(1)
+            await open_watchers([solo], solo_tally, tasks)
+            solo_sends: dict[int, float] = {}
+            for i in range(2 * updates):
+                cpu, version, t = await update(1000 + i, solo_tally, 1)
+                run.cpu_one.append(cpu)
+                solo_sends[version] = t
+                await asyncio.sleep(0.2)
+            run.latencies_one = [t - solo_sends[k] for t, k in solo.got if k in solo_sends]
+            await close_watchers([solo], tasks)
+            await asyncio.sleep(1.0)
+            run.rss_before_kib = rss_kib(server.pid)
+
+            tally = Tally(n)
+            watchers = [Watcher(uri, True, compression, keep_last=(i == 0)) for i in range(n)]
+            run.connect_s = await open_watchers(watchers, tally, tasks)
+            await asyncio.sleep(3.0)
+            run.rss_idle_kib = rss_kib(server.pid)
+
+            if spy is not None:
+                exe = Path(sys.executable).parent / "py-spy"
+                spy_proc = subprocess.Popen(
+                    [
+                        str(exe) if exe.exists() else "py-spy",
+                        "record",
+                        "--pid",
+                        str(server.pid),
+                        "--rate",
+                        "500",
+                        "--format",
+                        "raw",
+                        "--duration",
+                        str(updates),
+                        "--nonblocking",
+                        "--output",
+                        str(spy / f"fracas-{compression or 'off'}.txt"),
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                STARTED.append(spy_proc)
+                await asyncio.sleep(0.5)
+            sends: dict[int, float] = {}
+            ledger = CpuLedger({"server": server.pid})
+            ledger.start()
+            next_at = time.perf_counter()
+            for i in range(updates):
+                next_at += 1.0
+                cpu_used, version, t = await update(i, tally, n)
+                run.cpu_many.append(cpu_used)
+                sends[version] = t
+                await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+            run.cpu_share = ledger.stop()
+            if spy_proc is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    spy_proc.wait(15)
+            for w in watchers:
+                for t, key in w.got:
+                    if key in sends:
+                        run.latencies.append(t - sends[key])
+            for version in sends:
+                times = [t for w in watchers for t, key in w.got if key == version]
+                if times:
+                    run.spans.append(max(times) - min(times))
+            last = watchers[0].last
+            run.message_bytes = len(last)
+            return run, last
+    finally:
+        await close_watchers(watchers, tasks)
+        if spy_proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                spy_proc.wait(15)
+            if spy_proc.poll() is None:
+                spy_proc.kill()
+                spy_proc.wait(5)
+            with contextlib.suppress(ValueError):
+                STARTED.remove(spy_proc)
+        stop(server)
+
+
+async def bare_fanout(
+    message: Path, logdir: Path, n: int, updates: int, compression: str | None
+) -> FanRun:
+    from websockets.asyncio.client import connect
+
+    run = FanRun("bare websockets", compression, n)
+    run.message_bytes = len(message.read_bytes())
+    server = None
+    ctl = None
+    watchers: list[Watcher] = []
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        server = await start_bare(message, f"fan-bare-{compression or 'off'}", logdir)
+        ctl = await connect(
+            f"{server.ws}/trigger", open_timeout=10, ping_interval=None, close_timeout=2
+        )
+        uri = f"{server.ws}/watch"
+
+        async def update(key: int, tally: Tally, expect: int) -> tuple[float, float]:
+            cpu0, me0 = cpu_seconds(server.pid), self_cpu()
+            t = time.perf_counter()
+            await ctl.send("go")
+            ok = await tally.wait(key, 10)
+            run.missed += 0 if ok else expect - tally.counts.get(key, 0)
+            await asyncio.sleep(0.02)
+            if expect > 1:
+                run.client_cpu.append(self_cpu() - me0)
+            return cpu_seconds(server.pid) - cpu0, t
+
+        solo = Watcher(uri, False, compression)
+        solo_tally = Tally(1)
+        await open_watchers([solo], solo_tally, tasks)
+        solo_sends: dict[int, float] = {}
+        for i in range(2 * updates):
+            cpu, t = await update(i, solo_tally, 1)
+            run.cpu_one.append(cpu)
+            solo_sends[i] = t
+            await asyncio.sleep(0.2)
+        run.latencies_one = [t - solo_sends[k] for t, k in solo.got if k in solo_sends]
+        await close_watchers([solo], tasks)
+        await asyncio.sleep(1.0)
+        run.rss_before_kib = rss_kib(server.pid)
+
+        tally = Tally(n)
+        watchers = [Watcher(uri, False, compression) for _ in range(n)]
+        run.connect_s = await open_watchers(watchers, tally, tasks)
+        await asyncio.sleep(3.0)
+        run.rss_idle_kib = rss_kib(server.pid)
+        sends: dict[int, float] = {}
+        ledger = CpuLedger({"server": server.pid})
+        ledger.start()
+        next_at = time.perf_counter()
+        for i in range(updates):
+            next_at += 1.0
+            cpu, t = await update(i, tally, n)
+            run.cpu_many.append(cpu)
+            sends[i] = t
+            await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+        run.cpu_share = ledger.stop()
+        for w in watchers:
+            for t, key in w.got:
+                if key in sends:
+                    run.latencies.append(t - sends[key])
+        for key in sends:
+            times = [t for w in watchers for t, k in w.got if k == key]
+            if times:
+                run.spans.append(max(times) - min(times))
+        return run
+    finally:
+        await close_watchers(watchers, tasks)
+        if ctl is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ctl.close(), 5)
+        stop(server)
+
+
+# --- 3. replay: a long stream costs what a short one does -------------------------------
+
+
+async def grow(url: str, events: int) -> tuple[str, str, str, str, float]:
+    """A ~`events`-event encounter and a 10-event one, built in this process.
+
+    The big one goes through `decide` exactly as `EncounterService.execute` does (same
+    roller, same principal), its events folded as they come, appended in batches of 500
+    through the store (so hashes and positions are real). Returns ids, GM tokens, seconds.
+    """
+    import msgspec
+
+    from domain import commands as cmd
+    from domain import dice as dicelib
+    from domain.encounter import decide
+    from domain.events import event_data
+    from domain.state import GM
+    from projections.view import Projection
+    from server import db
+    from server.metrics import Metrics
+    from server.service import EncounterService, Roller, stream_of
+    from server.store import NewEvent, PostgresEventStore
+
+    pool = await db.create_pool(url)
+    try:
+        store = PostgresEventStore(pool)
+        svc = EncounterService(pool, store, Metrics())
+
+        async def made(rolls: int) -> tuple[str, str]:
+            m = await svc.create("d20-na", "Replay bench", {})
+            for i, (preset, side) in enumerate(PRESETS):
+                c = cmd.decode_command(
+                    msgspec.json.encode(
+                        {
+                            "type": "add_combatant",
+                            "name": f"{preset}-{i}",
+                            "side": side,
+                            "preset": preset,
+                        }
+                    )
+                )
+                await svc.execute(m["id"], c, GM)
+            for i in range(rolls):
+                c = cmd.decode_command(
+                    msgspec.json.encode({"type": "roll", "expr": "1d20", "purpose": f"s{i}"})
+                )
+                await svc.execute(m["id"], c, GM)
+            return m["id"], m["gm_token"]
+
+        small, small_gm = await made(0)
+        pad = 10 - (await svc.load(small)).version
+        for i in range(max(0, pad)):
+            c = cmd.decode_command(
+                msgspec.json.encode({"type": "roll", "expr": "1d20", "purpose": f"pad{i}"})
+            )
+            await svc.execute(small, c, GM)
+        big, big_gm = await made(0)
+        started = time.perf_counter()
+        stream = stream_of(big)
+        rows = await pool.fetch("SELECT seed_id, seed FROM dice_seeds WHERE encounter = $1", big)
+        seeds = {r["seed_id"]: bytes(r["seed"]) for r in rows}
+        proj = Projection()
+        for r in await store.read_stream(stream):
+            proj.apply(msgspec.to_builtins(r))
+        expected = proj.version
+        batch: list[NewEvent] = []
+        for i in range(events * 2):  # bounded; stops once `events` reached
+            if proj.version >= events:
+                break
+            body = bench_command(i, "b", 5)
+            c = cmd.decode_command(msgspec.json.encode(body))
+            led = proj.state.ledger
+            roller = Roller(big, seeds, led.next_roll, dicelib.client_seed(led.entropy))
+            for e in decide(proj.state, c, roller, GM):
+                kind, data = event_data(e)
+                proj.apply(
+                    {"stream": stream, "version": proj.version + 1, "type": kind, "data": data}
+                )
+                batch.append(NewEvent(kind, data))
+            if len(batch) >= 500 or proj.version >= events:
+                meta = {"rules_version": "1", "actor": "gm", "command_id": uuid.uuid4().hex}
+                await store.append(stream, expected, batch, meta)
+                expected = proj.version
+                batch = []
+        return big, big_gm, small, small_gm, time.perf_counter() - started
+    finally:
+        await pool.close()
+
+
+async def fold_in_process(url: str, eid: str, reps: int = 3) -> dict[str, Any]:
+    """read_stream + to_builtins + projections.view.fold + board, timed apart (median)."""
+    import msgspec
+
+    from projections.board import board
+    from projections.view import fold
+    from server import db
+    from server.service import stream_of
+    from server.store import PostgresEventStore
+
+    pool = await db.create_pool(url)
+    try:
+        store = PostgresEventStore(pool)
+        parts: dict[str, list[float]] = {"read": [], "to_builtins": [], "fold": [], "board": []}
+        count = 0
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            recs = await store.read_stream(stream_of(eid))
+            t1 = time.perf_counter()
+            envs = [msgspec.to_builtins(r) for r in recs]
+            t2 = time.perf_counter()
+            proj = fold(envs)
+            t3 = time.perf_counter()
+            msgspec.json.encode(board(proj, "public"))
+            t4 = time.perf_counter()
+            count = len(recs)
+            for k, v in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+                parts[k].append(v)
+        out: dict[str, Any] = {"events": count}
+        out.update({f"{k}_ms": ms(statistics.median(v)) for k, v in parts.items()})
+        out["total_ms"] = round(sum(out[f"{k}_ms"] for k in parts), 2)
+        return out
+    finally:
+        await pool.close()
+
+
+async def replay(url: str, logdir: Path, events: int, commands: int) -> dict[str, Any]:
+    big, big_gm, small, small_gm, build_s = await grow(url, events)
+    offline = await fold_in_process(url, big)
+    server = None
+    try:
+        server = await start_fracas(url, "replay", logdir)
+        async with Http(server.base, timeout=30) as http:
+            t = time.perf_counter()
+            r = await http.get(f"/api/encounters/{big}")
+            cold = time.perf_counter() - t
+            r.raise_for_status()
+            version = int(r.json()["version"])
+            uncached: list[float] = []
+            cached: list[float] = []
+            for _ in range(5):
+                t = time.perf_counter()
+                at = await http.get(f"/api/encounters/{big}", params={"at": version})
+                at.raise_for_status()
+                uncached.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                (await http.get(f"/api/encounters/{big}")).raise_for_status()
+                cached.append(time.perf_counter() - t)
+            for i in range(10):  # warm both, not counted
+                await command(http, big, big_gm, bench_command(i, "wb", 0))
+                await command(http, small, small_gm, bench_command(i, "ws", 0))
+            on_big: list[float] = []
+            on_small: list[float] = []
+            for i in range(commands):  # interleaved, so machine noise hits both alike
+                for eid, gm, out in ((big, big_gm, on_big), (small, small_gm, on_small)):
+                    t = time.perf_counter()
+                    await command(http, eid, gm, bench_command(i, "r", 4))
+                    out.append(time.perf_counter() - t)
+            return {
+                "events": version,
+                "build_s": round(build_s, 1),
+                "cold_first_get_ms": ms(cold),
+                "uncached_fold_get": summary(uncached),
+                "cached_get": summary(cached),
+                "in_process": offline,
+                "command_big": summary(on_big),
+                "command_small": summary(on_small),
+                "ratio_p50": round(percentile(on_big, 0.5) / percentile(on_small, 0.5), 2),
+            }
+    finally:
+        stop(server)
+
+
+# --- report ----------------------------------------------------------------------------
+
+
+async def postgres_version(url: str) -> str:
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        return str(await conn.fetchval("SHOW server_version"))
+    finally:
+        await conn.close()
+
+
+async def ensure_database(url: str) -> None:
+    import asyncpg
+
+    from server.db import url_with_database
+
+    name = url.rsplit("/", 1)[1].split("?")[0]
+    conn = await asyncpg.connect(url_with_database(url, "postgres"))
+    try:
+        if not await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
+            await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+
+
+def verdict(ok: bool) -> str:
+    return "**met**" if ok else "**missed**"
+
+
+def markdown(res: dict[str, Any]) -> str:
+    m, rts, rp = res["machine"], res["round_trip"], res["replay"]
+    fans = {(f["server"], f["compression"]): f for f in res["fanout"]}
+    lines = [
+        SECTION,
+        "",
+        f"`python bench/live.py` ({res['args']}), {res['date']}. {m['nproc']} vCPU "
+        f"({m['cpu']}), Linux {m['kernel']}, Python {m['python']}, PostgreSQL "
+        f"{res['postgres']} (local, loopback, default fsync/synchronous_commit), "
+        f"uvicorn {res['versions']['uvicorn']}, websockets {res['versions']['websockets']}. "
+        "The client (this one asyncio process: a minimal HTTP/1.1 client + websockets "
+        "clients), the server process(es) and PostgreSQL all share the 2 cores (and other "
+        "jobs may run on the machine: see the CPU shares), so every latency below includes "
+        "client-side work and CPU contention.",
+        "",
+        "### 1. Command round trip (2 instances, one database)",
+        "",
+        f"HTTP command to instance 1 -> the websocket update carrying its event on a spectator "
+        f"socket of instance 2. Per trial (fresh server pair each): {rts[0]['commands']} "
+        f"commands (roll 1d20, every 4th an adjust), open-loop at {rts[0]['offered_rate']:g}/s, "
+        "after 1 s of warm-up. Refused = 409 `conflict` after the service's 5 retries; "
+        "conflicts = `fracas_append_conflicts_total` of instance 1 (warm-up included).",
+        "",
+        "| trial | achieved rate | received | refused | conflicts | measure | p50 | p90 | p99 "
+        "| max | CPU during the trial |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for i, rt in enumerate(rts, start=1):
+        lead = (
+            f"| {i} | {rt['achieved_rate']}/s | {rt['received']} | {rt['errors']} "
+            f"| {rt['conflicts_instance_1']} "
+        )
+        lines.append(
+            lead
+            + _row("send -> update on instance 2", rt["round_trip"])
+            + f" {_shares(rt['cpu'])} |"
+        )
+        lines.append("| | | | | " + _row("send -> HTTP answer", rt["http_answer"]) + " |")
+    p99s = [rt["round_trip"].get("p99_ms", 1e9) for rt in rts]
+    lines += [
+        "",
+        f"Goal p99 < 25 ms: {verdict(max(p99s) < 25)} "
+        f"(p99 per trial: {', '.join(f'{p} ms' for p in p99s)}).",
+        "",
+        f"### 2. Fan-out ({res['fanout'][0]['watchers']} watchers, one instance, 1 update/s)",
+        "",
+        "Latency: HTTP command send (Fracas) or trigger send (bare) -> each watcher's receipt, "
+        "pooled over every update and watcher. Send cost: server CPU per update with N "
+        "watchers minus with 1, over N - 1. Memory: server RSS with N idle watchers minus "
+        "before connecting, over N (each connection has received one message: Fracas its "
+        "snapshot, bare the same text as on an update). The bare server "
+        "(`websockets.asyncio.server.serve` + `broadcast()`, its default settings) sends the "
+        f"exact text of a Fracas update ({res['fanout'][0]['message_bytes']} bytes). Client "
+        "compression: `deflate` = the websockets client offers permessage-deflate (its "
+        "default, as browsers do), which each server then accepts with its own settings; "
+        "`off` = not offered.",
+        "",
+        "| server | client compression | 1 watcher p50 / p99 | p50 | p99 | max "
+        "| first->last receipt (p50) "
+        "| CPU/update, 1 watcher | CPU/update, N | send cost per connection | RSS per watcher "
+        "| missed |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for f in res["fanout"]:
+        d, d1 = f["delivery"], f["delivery_1_watcher"]
+        lines.append(
+            f"| {f['server']} | {f['compression']} | {d1.get('p50_ms')} / {d1.get('p99_ms')} ms "
+            f"| {d.get('p50_ms')} ms | {d.get('p99_ms')} ms "
+            f"| {d.get('max_ms')} ms | {f['span_p50_ms']} ms | {f['cpu_ms_per_update_1']} ms "
+            f"| {f['cpu_ms_per_update_n']} ms | {f['send_cost_us_per_conn']} µs "
+            f"| {f['kib_per_watcher']} KiB | {f['missed']} |"
+        )
+    lines += ["", "Client CPU per update with N watchers and CPU over the N-watcher updates:", ""]
+    for f in res["fanout"]:
+        lines.append(
+            f"- {f['server']}, compression {f['compression']}: client "
+            f"{f['client_cpu_ms_per_update_n']} ms per update; {_shares(f['cpu'])}."
+        )
+    lines += [
+        "",
+        "| goal | client compression | Fracas | bare | ratio Fracas/bare | verdict |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for comp in ("deflate", "off"):
+        fr, br = fans.get(("fracas", comp)), fans.get(("bare websockets", comp))
+        if not fr or not br:
+            continue
+        p99f, p99b = fr["delivery"].get("p99_ms", 1e9), br["delivery"].get("p99_ms", 1e9)
+        cf, cb = fr["send_cost_us_per_conn"], br["send_cost_us_per_conn"]
+        kf, kb = fr["kib_per_watcher"], br["kib_per_watcher"]
+        ratio = round(cf / cb, 2) if cb and cb > 0 else None
+        lines += [
+            f"| fan-out p99 < 50 ms | {comp} | {p99f} ms | {p99b} ms | "
+            f"{round(p99f / p99b, 2) if p99b else '-'} | {verdict(p99f < 50)} |",
+            f"| send cost within 1.2x of bare | {comp} | {cf} µs | {cb} µs | {ratio} | "
+            f"{verdict(ratio is not None and ratio <= 1.2)} |",
+            f"| < 30 KiB per idle watcher | {comp} | {kf} KiB | {kb} KiB | "
+            f"{round(kf / kb, 2) if kb > 0 else '-'} | {verdict(kf < 30)} |",
+        ]
+    off = rp["in_process"]
+    lines += [
+        "",
+        f"### 3. Replay ({rp['events']}-event encounter)",
+        "",
+        f"Built in {rp['build_s']} s in-process (decide + batched appends). Then a fresh "
+        "server process: its first GET of the board is the cold load; `GET ?at=V` folds the "
+        f"stream uncached every time. {rp['command_big']['n']} commands (roll, every 4th "
+        "adjust) on the big encounter, interleaved with as many on a 10-event one, each an "
+        "HTTP round trip.",
+        "",
+        "| measure | p50 | p90 | p99 | max |",
+        "| --- | --- | --- | --- | --- |",
+        _row(f"command on the {rp['events']}-event encounter", rp["command_big"]),
+        _row("command on the 10-event encounter", rp["command_small"]),
+        _row("GET board, cached", rp["cached_get"]),
+        _row("GET board ?at=V (uncached fold)", rp["uncached_fold_get"]),
+        "",
+        f"- Command cost ratio big/small (p50): **{rp['ratio_p50']}** "
+        f"(goal: about 1, taken as <= 1.2: {verdict(rp['ratio_p50'] <= 1.2)}).",
+        f"- Cold load (fresh process, first GET of the board): **{rp['cold_first_get_ms']} ms** "
+        f"(goal < 100 ms: {verdict(rp['cold_first_get_ms'] < 100)}).",
+        f"- In process, {off['events']} events (median of 3): read_stream {off['read_ms']} ms, "
+        f"to_builtins {off['to_builtins_ms']} ms, `projections.view.fold` {off['fold_ms']} ms, "
+        f"board + encode {off['board_ms']} ms; total {off['total_ms']} ms "
+        f"({verdict(off['total_ms'] < 100)} against 100 ms).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _shares(c: dict[str, Any]) -> str:
+    return (
+        f"client {c['client_pct']} %, server(s) {c['servers_pct']} %, PostgreSQL "
+        f"{c['postgres_pct']} %, other processes {c['other_pct']} % of one core "
+        f"(machine {c['machine_pct']} % of one core, 200 % = both; {c['seconds']} s)"
+    )
+
+
+def _row(name: str, s: dict[str, Any]) -> str:
+    return (
+        f"| {name} | {s.get('p50_ms')} ms | {s.get('p90_ms')} ms | {s.get('p99_ms')} ms "
+        f"| {s.get('max_ms')} ms |"
+    )
+
+
+def write_section(path: Path, text: str) -> None:
+    """Append our section; if an earlier run left one, replace only its generated part.
+
+    The generated part runs from the section's heading to END_MARK; notes written by hand
+    after the mark (and every other section of the file) are kept as they are.
+    """
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    text = text.rstrip("\n") + "\n\n" + END_MARK + "\n"
+    start = old.find(SECTION + "\n")
+    end = old.find(END_MARK, start) if start >= 0 else -1
+    if start < 0 or end < 0:
+        sep = "\n" if old.endswith("\n") else ("\n\n" if old else "")
+        sep = "" if not old or old.endswith("\n\n") else sep
+        path.write_text(old + sep + text, encoding="utf-8")
+        return
+    path.write_text(old[:start] + text + old[end + len(END_MARK) + 1 :], encoding="utf-8")
+
+
+# --- main ------------------------------------------------------------------------------
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    from importlib.metadata import version
+
+    logdir = Path(tempfile.mkdtemp(prefix="fracas-live-"))
+    print(f"server logs in {logdir}", flush=True)
+    await ensure_database(args.url)
+    res: dict[str, Any] = {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "postgres": await postgres_version(args.url),
+        "versions": {"uvicorn": version("uvicorn"), "websockets": version("websockets")},
+        "args": f"{args.trials} x {args.rate:g}/s for {args.seconds:g} s, "
+        f"{args.watchers} watchers x {args.updates} updates, {args.replay_events} events, "
+        f"{args.replay_commands} commands",
+    }
+    print("1. round trip ...", flush=True)
+    res["round_trip"] = []
+    for _ in range(args.trials):
+        res["round_trip"].append(await round_trip(args.url, logdir, args.rate, args.seconds))
+        print(json.dumps(res["round_trip"][-1]), flush=True)
+
+    res["fanout"] = []
+    spy = Path(args.py_spy) if args.py_spy else None
+    if spy:
+        spy.mkdir(parents=True, exist_ok=True)
+    for comp in ("deflate", "off"):
+        print(f"2. fan-out, Fracas, compression {comp} ...", flush=True)
+        compression = None if comp == "off" else "deflate"
+        run, text = await fracas_fanout(
+            args.url, logdir, args.watchers, args.updates, compression, spy
+        )
+        res["fanout"].append(run.report())
+        print(json.dumps(res["fanout"][-1]), flush=True)
+        message = logdir / "update.json"
+        message.write_bytes(text)
+        print(f"2. fan-out, bare websockets, compression {comp} ...", flush=True)
+        bare = await bare_fanout(message, logdir, args.watchers, args.updates, compression)
+        res["fanout"].append(bare.report())
+        print(json.dumps(res["fanout"][-1]), flush=True)
+
+    print("3. replay ...", flush=True)
+    res["replay"] = await replay(args.url, logdir, args.replay_events, args.replay_commands)
+    print(json.dumps(res["replay"]), flush=True)
+    return res
+
+
+def cli() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--url", default=DEFAULT_URL)
+    p.add_argument("--rate", type=float, default=100.0)
+    p.add_argument("--seconds", type=float, default=15.0)
+    p.add_argument("--trials", type=int, default=2, help="round-trip trials")
+    p.add_argument("--watchers", type=int, default=1000)
+    p.add_argument("--updates", type=int, default=20)
+    p.add_argument("--replay-events", type=int, default=10_000)
+    p.add_argument("--replay-commands", type=int, default=200)
+    p.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md")
+    p.add_argument("--py-spy", metavar="DIR", help="record the Fracas fan-out server (raw)")
+    p.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--message", help=argparse.SUPPRESS)
+    p.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if not (
+        0 < args.rate <= 1000
+        and 0 < args.seconds <= 120
+        and 2 <= args.watchers <= 5000
+        and 1 <= args.updates <= 120
+        and 1 <= args.trials <= 5
+        and 10 < args.replay_events <= 100_000
+        and 1 <= args.replay_commands <= 5000
+    ):
+        p.error("out of the bounded ranges")
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = args.watchers * 2 + 256
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+
+    if args.bare_server:
+        asyncio.run(bare_server(args.port, Path(args.message)))
+        return 0
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        res = asyncio.run(main(args))
+    finally:
+        stop_all_started()
+    text = markdown(res)
+    print()
+    print(text)
+    if not args.no_write:
+        write_section(ROOT / "bench" / "RESULTS.md", text)
+        print("appended to bench/RESULTS.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli())
