@@ -4,7 +4,7 @@ import { api } from "./api.js";
 import { html, patch, $, $$, setOptions, copyText } from "./dom.js";
 import { t, localized, outcome } from "./i18n.js";
 import { openAudit, proofBadge } from "./audit.js";
-import { warSaved } from "./war.js";
+import { warSaved } from "./store.js";
 
 const nameOf = (b, id) => (b.combatants.find((c) => c.id === id) || {}).name || id;
 

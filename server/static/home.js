@@ -3,8 +3,8 @@
 import { api } from "./api.js";
 import { html, $, esc } from "./dom.js";
 import { t } from "./i18n.js";
-import { save, known } from "./store.js";
-import { warApi, warSave, knownWars } from "./war.js";
+import { save, known, warSave, knownWars } from "./store.js";
+import { warApi } from "./war.js";
 
 function settingField(key, s) {
   const id = `set-${key.replace(/[^\w-]/g, "_")}`;

@@ -4,41 +4,9 @@
 import { request } from "./api.js";
 import { html, patch, $, setOptions } from "./dom.js";
 import { t } from "./i18n.js";
-import { save as saveEncounter, known } from "./store.js";
+import { save as saveEncounter, known, warSaved, warSave } from "./store.js";
 
-const PREFIX = "fracas:war:";
 const RULESET = "ranks-d100";
-
-// --- what this browser remembers per War (localStorage) -----------------------------
-
-export function warSaved(id) {
-  try {
-    const raw = localStorage.getItem(PREFIX + id);
-    return raw ? JSON.parse(raw) : {};
-  } catch {
-    return {};
-  }
-}
-
-export function warSave(id, patch_) {
-  const next = { ...warSaved(id), ...patch_ };
-  try { localStorage.setItem(PREFIX + id, JSON.stringify(next)); } catch { /* storage may be off */ }
-  return next;
-}
-
-export function knownWars() {
-  const out = [];
-  try {
-    for (let i = 0; i < localStorage.length; i++) {
-      const k = localStorage.key(i);
-      if (k && k.startsWith(PREFIX)) {
-        const v = JSON.parse(localStorage.getItem(k));
-        if (v.gm) out.push({ id: k.slice(PREFIX.length), ...v });
-      }
-    }
-  } catch { /* storage may be off */ }
-  return out.sort((a, b) => (b.created || 0) - (a.created || 0)).slice(0, 10);
-}
 
 export const warApi = {
   create: (body) => request("POST", "/api/campaigns", { body }),
