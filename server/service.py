@@ -234,6 +234,10 @@ class EncounterService:
         except Refused as refusal:
             self.metrics.refusals[refusal.code] += 1
             raise
+        # The cached projection may move on (a reader catching up) at the next await:
+        # take what the decision stood on now, so the append expects exactly that.
+        expected = state.version
+        secret, hidden = secret_resources(state), set(state.ledger.hidden_rolls)
         extra: dict[str, Any] = {}
         meta = {"actor": who.name or who.role, "command_id": key or uuid.uuid4().hex}
         try:
@@ -242,16 +246,11 @@ class EncounterService:
                     cid = getattr(events[0], "combatant_id", "")
                     extra["combatant_id"] = cid
                     extra["player_token"] = await auth.issue(conn, encounter_id, "player", [cid])
-                recorded = await self._append(conn, encounter_id, state.version, events, meta)
+                recorded = await self._append(conn, encounter_id, expected, events, meta)
                 role = "gm" if who.role == "gm" else "public"
                 answer = {
                     "version": recorded[-1].version,
-                    "events": filter_events(
-                        [envelope(r) for r in recorded],
-                        role,
-                        secret_resources(state),
-                        state.ledger.hidden_rolls,
-                    ),
+                    "events": filter_events([envelope(r) for r in recorded], role, secret, hidden),
                     **extra,
                 }
                 if key is not None:

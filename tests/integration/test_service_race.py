@@ -1,0 +1,70 @@
+"""A reader catching up between a decision and its append must not let a stale decision in."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from types import TracebackType
+from typing import Any
+
+import asyncpg
+
+from domain import commands as cmd
+from domain.state import GM
+from domain.verify import verify
+from server.metrics import Metrics
+from server.service import EncounterService
+from server.store import PostgresEventStore
+
+
+class HookedPool:
+    """The real pool, but the first acquire() first lets `hook` run (an interleaving)."""
+
+    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+        self.pool = pool
+        self.hook: Callable[[], Awaitable[None]] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.pool, name)
+
+    def acquire(self) -> Any:
+        outer = self
+
+        class Acquire:
+            async def __aenter__(self) -> Any:
+                hook, outer.hook = outer.hook, None
+                if hook is not None:
+                    await hook()
+                self.inner = outer.pool.acquire()
+                return await self.inner.__aenter__()
+
+            async def __aexit__(self, kind: type[BaseException] | None,
+                                error: BaseException | None, tb: TracebackType | None) -> None:
+                await self.inner.__aexit__(kind, error, tb)
+
+        return Acquire()
+
+
+async def test_a_decision_overtaken_by_another_process_is_made_again_not_appended_stale(
+    pool: asyncpg.Pool[Any],
+) -> None:
+    other = EncounterService(pool, PostgresEventStore(pool), Metrics())
+    made = await other.create("plain-d100", "Race", {})
+    eid = made["id"]
+    hooked = HookedPool(pool)
+    mine = EncounterService(hooked, PostgresEventStore(pool), Metrics())  # type: ignore[arg-type]
+    await mine.load(eid)
+
+    async def meanwhile() -> None:
+        # Between this process's decision and its append: another process rolls, and a
+        # reader here (a GET of the board) catches the cached projection up.
+        await other.execute(eid, cmd.Roll(expr="1d6", purpose="other"), GM)
+        await mine.load(eid)
+
+    hooked.hook = meanwhile
+    await mine.execute(eid, cmd.Roll(expr="1d6", purpose="mine"), GM)
+    envelopes = await mine.envelopes(eid)
+    rolls = [(e["data"]["purpose"], e["data"]["roll"]) for e in envelopes
+             if e["type"] == "die_rolled"]
+    assert rolls == [("other", 1), ("mine", 2)]  # decided again: roll 1 is not drawn twice
+    assert verify(envelopes, eid)["chain"] is True
+    assert mine.metrics.conflicts == 1
