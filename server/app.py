@@ -230,11 +230,17 @@ async def rulesets(request: Request) -> Response:
 
 
 async def schema(request: Request) -> Response:
-    (commands, events_, ws), components = msgspec.json.schema_components(
-        [cmd.AnyCommand, ev.AnyEvent, WsMessage], ref_template="#/$defs/{name}"
+    (commands, events_, ws, ws_server), components = msgspec.json.schema_components(
+        [cmd.AnyCommand, ev.AnyEvent, WsMessage, WsServerMessage], ref_template="#/$defs/{name}"
     )
     return json_response(
-        {"commands": commands, "events": events_, "websocket_client": ws, "$defs": components}
+        {
+            "commands": commands,
+            "events": events_,
+            "websocket_client": ws,
+            "websocket_server": ws_server,
+            "$defs": components,
+        }
     )
 
 
@@ -273,6 +279,42 @@ async def index(request: Request) -> Response:
 
 class WsMessage(msgspec.Struct, tag_field="type", tag="ping", forbid_unknown_fields=True):
     """What a client may send on the websocket: a ping (answered with a pong)."""
+
+
+class WsSnapshot(msgspec.Struct, tag_field="type", tag="snapshot"):
+    """Sent on connect without `after`: the board for the caller's role at `version`."""
+
+    version: int
+    board: dict[str, Any]
+
+
+class WsUpdate(msgspec.Struct, tag_field="type", tag="update"):
+    """Each committed change (or, on connect with `after`, every missed one at once):
+    the envelopes the role may read, and the board at `version`."""
+
+    version: int
+    events: list[dict[str, Any]]
+    board: dict[str, Any]
+
+
+class WsPong(msgspec.Struct, tag_field="type", tag="pong"):
+    """The answer to a ping."""
+
+
+class WsErrorBody(msgspec.Struct):
+    """A refused client message: a code and a sentence."""
+
+    code: str
+    message: str
+
+
+class WsError(msgspec.Struct, tag_field="type", tag="error"):
+    """A client message the server could not read; the socket stays open."""
+
+    error: WsErrorBody
+
+
+WsServerMessage = WsSnapshot | WsUpdate | WsPong | WsError
 
 
 _ws_decoder = msgspec.json.Decoder(WsMessage)

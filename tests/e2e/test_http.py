@@ -243,6 +243,7 @@ def test_rulesets_and_schema_describe_every_command(api: Api) -> None:
     assert plain["settings"]["critical_damage"]["default"] == "double"
     schema = api.http.get("/api/schema").json()
     assert "act" in json.dumps(schema["commands"]) and "die_rolled" in json.dumps(schema["$defs"])
+    assert {"WsSnapshot", "WsUpdate", "WsPong", "WsError"} <= set(schema["$defs"])
     assert "fracas_appends_total" in api.http.get("/metrics").text
 
 
