@@ -62,7 +62,7 @@ def serve(args: argparse.Namespace) -> int:
         app,
         host=args.host,
         port=args.port,
-        ws="websockets",
+        ws="websockets-sansio",  # the websockets library's Sans-I/O protocol
         ws_per_message_deflate=False,
         log_level="info",
     )
