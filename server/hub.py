@@ -146,6 +146,18 @@ class Hub:
                 w.queue.put_nowait(None)
 
     async def _run(self) -> None:
+        # The subscription reconnects by itself; this loop only covers a failure to open
+        # it at all (the database down at start). Watchers catch up on the next wake.
+        while True:
+            try:
+                await self._listen()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("hub subscription failed; retrying in 1 s")
+                await asyncio.sleep(1.0)
+
+    async def _listen(self) -> None:
         async with self.store.subscribe(tick=1.0) as sub:
             async for wake in sub:
                 try:
