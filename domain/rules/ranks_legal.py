@@ -135,13 +135,25 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
     )
     if pending is not None:
         for option in pending.options:
-            out.append(
-                _entry(
-                    option,
-                    "RK-59",
-                    [alive] if option != "none" else [],
-                    [pending.attacker],
-                    [pending.rank] if pending.rank else [],
-                )
+            entry = _entry(
+                option,
+                "RK-59",
+                [alive] if option != "none" else [],
+                [pending.attacker],
+                [pending.rank] if pending.rank else [],
             )
+            if option == "counter":
+                entry["choices"] = _counter_choices(pending.action, pending.rank)
+            out.append(entry)
     return out
+
+
+def _counter_choices(incoming: str, rank: str | None) -> dict[str, list[str]]:
+    """What a counter may be: an attack of the same type (RK-61) of at least the same
+    rank (RK-62); the Force/Mana caps are checked when it is declared."""
+    kind = ATTACKS[incoming][0] if incoming in ATTACKS else None
+    low = parse_rank(rank).level if rank else 0
+    return {
+        "action": [a for a, spec in ATTACKS.items() if spec[0] == kind],
+        "rank": list(LETTERS[low:]),
+    }

@@ -58,10 +58,12 @@ function reactionsHtml(app, b, p, asGm) {
     const label = opt === "none" ? t("no_defense") : localized(spec) || opt;
     const entry = legal.find((e) => e.action === opt && (e.reaction || !(opt in app.rules.actions)));
     const enabled = !entry || entry.enabled;
-    return html`<button type="button" data-react="${opt}" data-cid="${p.target}"
+    // Each reaction with its own choices (a counter's attack and rank, RK-61/62).
+    return html`<span class="reaction" data-reaction="${opt}"><button type="button" data-react="${opt}" data-cid="${p.target}"
       class="${opt === "none" ? "secondary" : ""}" ${enabled ? "" : "disabled"}
       title="${entry && !enabled ? entry.reason : (spec && spec.rule) || ""}">${label}</button>
-      ${entry && !enabled ? html`<span class="reason">${entry.reason}</span>` : ""}`;
+      ${entry && enabled ? choiceFields(entry) : ""}
+      ${entry && !enabled ? html`<span class="reason">${entry.reason}</span>` : ""}</span>`;
   });
   return html`
     <div class="react" data-pending="${p.id}" data-cid="${p.target}">
@@ -100,13 +102,15 @@ function bindCommands(app, root, msgEl) {
     } else if (btn.dataset.react) {
       const box = btn.closest(".react");
       body = { type: "react", actor: btn.dataset.cid, reaction: btn.dataset.react };
+      const options = readOptions(btn.closest("[data-reaction]") || box);
       const raw = $("[data-options]", box);
       if (raw && raw.value.trim()) {
-        try { body.options = JSON.parse(raw.value); } catch (err) {
+        try { Object.assign(options, JSON.parse(raw.value)); } catch (err) {
           say(msgEl, err.message, true);
           return;
         }
       }
+      if (Object.keys(options).length) body.options = options;
     } else if (btn.dataset.end) {
       body = { type: "end_turn", actor: btn.dataset.end };
     }

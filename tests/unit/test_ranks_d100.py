@@ -807,3 +807,13 @@ def test_presets_j1_and_j2_are_valid_sheets() -> None:
 
     for name, preset in PRESETS.items():
         assert validate(preset, merged({})).sheet["kind"] in ("master", "servant"), name
+
+
+def test_RK_61_RK_62_legal_lists_a_counters_same_type_and_ranks_from_the_incoming_one() -> None:
+    from domain.rules.ranks_legal import _counter_choices
+
+    assert _counter_choices("attack_magic", "B") == {
+        "action": ["attack_magic"],
+        "rank": ["B", "A", "EX"],
+    }
+    assert _counter_choices("noble_phantasm", "A")["action"] == ["noble_phantasm", "advanced_spell"]

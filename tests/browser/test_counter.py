@@ -1,0 +1,51 @@
+"""A ranks-d100 counter-attack chosen from the GM console: same type, rank from the list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.browser.test_ui import WIDE, expect
+
+pytestmark = pytest.mark.browser
+
+
+def test_RK_61_RK_62_the_console_offers_a_counters_type_and_ranks_and_sends_them(
+    browser: Any, ui_server: Any, console: Any
+) -> None:
+    base = ui_server.base
+    with httpx.Client(base_url=base, timeout=10) as http:
+        made = http.post("/api/encounters", json={"ruleset": "ranks-d100", "name": "Duel"}).json()
+        eid, gm = made["id"], made["gm_token"]
+        auth = {"Authorization": f"Bearer {gm}"}
+
+        def send(body: dict[str, Any]) -> dict[str, Any]:
+            r = http.post(f"/api/encounters/{eid}/commands", json=body, headers=auth)
+            assert r.status_code == 200, r.text
+            out: dict[str, Any] = r.json()
+            return out
+
+        send({"type": "add_combatant", "name": "J1", "side": "a", "preset": "J1"})
+        send({"type": "add_combatant", "name": "J2", "side": "b", "preset": "J2"})
+        send({"type": "start_combat", "dice": [90, 10]})  # J1 (c1) acts first
+        send({"type": "act", "actor": "c1", "action": "attack_physical", "target": "c2",
+              "rank": "E", "dice": [5]})
+    ctx = browser.new_context(viewport=WIDE, locale="en-US")
+    page = ctx.new_page()
+    console.watch(page, "counter-gm")
+    page.goto(f"{base}/e/{eid}#token={gm}&role=gm")
+    counter = page.locator(".react [data-reaction=counter]")
+    expect(counter.locator("select[data-choice=action] option")).to_have_text(["attack_physical"])
+    expect(counter.locator("select[data-choice=rank] option")).to_have_text(
+        ["E", "D", "C", "B", "A", "EX"]
+    )
+    counter.locator("button[data-react=counter]").click()
+    expect(page.locator(".react")).to_have_count(0)
+    board = httpx.get(f"{base}/api/encounters/{eid}", timeout=5).json()
+    assert board["pending"] == []
+    declared = [line for line in board["log"] if line["kind"] == "reaction_declared"]
+    assert declared and "J2" in declared[-1]["text"]
+    ctx.close()
+    assert console.errors == []
