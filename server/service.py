@@ -81,9 +81,7 @@ class EncounterService:
         lock = self._locks.setdefault(stream, asyncio.Lock())
         async with lock:
             proj = self._cache.get(stream) or Projection(keep=KEEP_LINES)
-            proj.extend(
-                [envelope(r) for r in await self.store.read_stream(stream, after=proj.version)]
-            )
+            proj.extend(await self.store.read_facts(stream, after=proj.version))
             if proj.version == 0:
                 raise NotFound(f"no encounter {encounter_id}")
             self._cache[stream] = proj
@@ -96,8 +94,7 @@ class EncounterService:
     async def at(self, encounter_id: str, version: int) -> Projection:
         """The projection as it stood at `version` (folded fresh, not cached)."""
         proj = Projection(keep=KEEP_LINES)
-        recs = await self.store.read_stream(stream_of(encounter_id), upto=version)
-        proj.extend([envelope(r) for r in recs])
+        proj.extend(await self.store.read_facts(stream_of(encounter_id), upto=version))
         if proj.version == 0:
             raise NotFound(f"no encounter {encounter_id}")
         return proj

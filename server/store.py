@@ -97,6 +97,12 @@ _SQL_READ_STREAM = f"""
 SELECT {_COLUMNS} FROM events
  WHERE stream = $1 AND version > $2 AND version <= $3
  ORDER BY version"""
+# A fold needs no meta, hashes or positions: reading only version, type and data (and the
+# last hash, to remember the head) halves what a cold load of a long stream reads.
+_SQL_READ_FACTS = """
+SELECT version, type, data::text, hash FROM events
+ WHERE stream = $1 AND version > $2 AND version <= $3
+ ORDER BY version"""
 # Only rows below the snapshot's xmin: every writer that might still commit a lower
 # position has finished (schema.sql, "Ordering for tailing readers"). The scalar
 # subquery makes the snapshot an InitPlan, evaluated once.
@@ -215,6 +221,23 @@ class PostgresEventStore:
         if events and upto is None:
             self._remember(stream, events[-1].version, events[-1].hash)
         return events
+
+    async def read_facts(
+        self, stream: str, after: int = 0, upto: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Lean envelopes {stream, version, type, data} of `stream`, for folds only.
+
+        Like read_stream, a read to the end remembers the head, so the next append
+        knows its prev_hash without asking.
+        """
+        limit = upto if upto is not None else 2**62
+        decode = _DECODE_OBJECT
+        rows = await self._pool.fetch(_SQL_READ_FACTS, stream, after, limit)
+        if rows and upto is None:
+            self._remember(stream, rows[-1][0], rows[-1][3])
+        return [
+            {"stream": stream, "version": r[0], "type": r[1], "data": decode(r[2])} for r in rows
+        ]
 
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
         """Up to `limit` events after `after_position`, in position order, never skipping one."""

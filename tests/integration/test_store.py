@@ -111,6 +111,20 @@ async def test_read_stream_returns_the_versions_between_after_and_upto(
     assert await store.read_stream(stream, after=5) == []
 
 
+async def test_read_facts_gives_what_a_fold_needs_of_the_same_versions(
+    store: PostgresEventStore,
+) -> None:
+    stream = new_stream()
+    appended = await store.append(stream, 0, [hit(n) for n in range(5)], META)
+
+    facts = await store.read_facts(stream, after=1, upto=3)
+    assert facts == [
+        {"stream": stream, "version": e.version, "type": e.type, "data": e.data}
+        for e in appended[1:3]
+    ]
+    assert await store.read_facts(stream, after=5) == []
+
+
 async def test_a_wrong_expected_version_raises_concurrency_error_and_appends_nothing(
     store: PostgresEventStore,
 ) -> None:
