@@ -36,6 +36,7 @@ from server.errors import (
     HTTPError,
     json_response,
     on_http_error,
+    on_internal,
     on_refused,
     on_starlette_http,
     on_validation,
@@ -421,6 +422,10 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         msgspec.ValidationError: on_validation,
         msgspec.DecodeError: on_validation,
         HTTPException: on_starlette_http,
+        # A stored event the code cannot fold (the projection stops there rather than
+        # skip it): a logged 500 in the JSON error shape. Anything else unexpected still
+        # reaches the server's own 500 handling.
+        ValueError: on_internal,
     }
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import msgspec
@@ -9,6 +10,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from domain.errors import Refused
+
+log = logging.getLogger(__name__)
 
 
 class HTTPError(Exception):
@@ -56,3 +59,9 @@ async def on_starlette_http(request: Request, exc: Exception) -> Response:
     status = getattr(exc, "status_code", 500)
     codes = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized", 413: "too_large"}
     return error_response(status, codes.get(status, "error"), str(getattr(exc, "detail", "")))
+
+
+async def on_internal(request: Request, exc: Exception) -> Response:
+    """An unexpected failure: logged, and a 500 in the JSON error shape, no internals."""
+    log.error("request %s %s failed", request.method, request.url.path, exc_info=exc)
+    return error_response(500, "internal", "the server failed on this request; it was logged")

@@ -81,7 +81,13 @@ class EncounterService:
         lock = self._locks.setdefault(stream, asyncio.Lock())
         async with lock:
             proj = self._cache.get(stream) or Projection(keep=KEEP_LINES)
-            proj.extend(await self.store.read_facts(stream, after=proj.version))
+            try:
+                proj.extend(await self.store.read_facts(stream, after=proj.version))
+            except ValueError:
+                # A projection that failed to fold is never served again: the next
+                # load starts over from the first event.
+                self._cache.pop(stream, None)
+                raise
             if proj.version == 0:
                 raise NotFound(f"no encounter {encounter_id}")
             self._cache[stream] = proj

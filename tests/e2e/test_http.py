@@ -266,3 +266,29 @@ def test_a_rule_id_has_its_text_from_the_digests(api: Api) -> None:
     assert "RK-AMB-3" in api.http.get("/rules/RK-AMB-3").text
     missing = api.http.get("/api/rules/XX-0")
     assert (missing.status_code, missing.json()["error"]["code"]) == (404, "not_found")
+
+
+def test_an_event_the_code_cannot_fold_is_a_json_500_not_a_quiet_skip(
+    api: Api, database_url: str
+) -> None:
+    import asyncio
+
+    import asyncpg
+
+    from server.store import NewEvent, PostgresEventStore
+
+    made = api.create()
+
+    async def append_unknown() -> None:
+        pool = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
+        try:
+            store = PostgresEventStore(pool)
+            await store.append(f"encounter-{made['id']}", made["version"],
+                               [NewEvent("mystery_happened", {})], {"actor": "test"})
+        finally:
+            await pool.close()
+
+    asyncio.run(append_unknown())
+    r = api.http.get(f"/api/encounters/{made['id']}")
+    assert (r.status_code, r.json()["error"]["code"]) == (500, "internal")
+    assert api.http.get("/healthz").status_code == 200
