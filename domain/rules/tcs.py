@@ -1,0 +1,69 @@
+"""d100-tcs: d100 roll-under rounds with two declared actions, TCS, armor PR/PP, morale.
+
+The digest is shared/rules/d100-tcs.md (rule ids TC-n, ambiguities TC-AMB-n); each
+**Proposed** resolution there is a setting whose default is the proposal. The pieces:
+tcs_tables (settings, costs, the roll-under judge), tcs_sheet (sheets, presets),
+tcs_turns (initiative each round, turn order, the end-of-round flight step, defeat),
+tcs_actions (the declared two-action plan and each action), tcs_combat (attacks, spells,
+modifiers, criticals, friendly fire, opportunity attacks), tcs_damage (piercing, armor,
+padding, shields, last stand), tcs_rules (costs and refusals), tcs_legal.
+
+There are no reactions: a shield's defense is a malus to the attacker's test (TC-57),
+and the last stand's END test is rolled at once (TC-28), so nothing waits on a target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.commands import Act, React
+from domain.context import Ctx
+from domain.errors import Refused
+from domain.rules import tcs_actions, tcs_legal, tcs_turns
+from domain.rules.base import ActionSpec, Setting, Sheet
+from domain.rules.tcs_sheet import PRESETS, resources, validate
+from domain.rules.tcs_tables import ACTIONS, SETTINGS, full
+from domain.state import Game, Pending
+
+
+class TCS:
+    """d100 TCS combat: rounds, initiative ascending, two declared actions per turn."""
+
+    id = "d100-tcs"
+    name = "d100 TCS with armor PR/PP and morale"
+    version = "1"
+    settings: Mapping[str, Setting] = SETTINGS
+    actions: Mapping[str, ActionSpec] = ACTIONS
+    reactions: Mapping[str, ActionSpec] = {}
+    presets: Mapping[str, Mapping[str, Any]] = PRESETS
+
+    def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
+        out = validate(sheet, full(settings))
+        pools, top = resources(out)
+        return Sheet(out, pools, top)
+
+    def initiative(self, ctx: Ctx, combatants: list[str]) -> dict[str, int]:
+        return tcs_turns.roll_initiative(ctx, combatants)
+
+    def order(self, game: Game, scores: Mapping[str, int]) -> list[str]:
+        return tcs_turns.order(game, scores)
+
+    def start_round(self, ctx: Ctx) -> None:
+        tcs_turns.start_round(ctx)
+
+    def advance(self, game: Game) -> tuple[bool, str, str] | None:
+        return tcs_turns.advance(game)
+
+    def act(self, ctx: Ctx, command: Act) -> None:
+        tcs_actions.play(ctx, command)
+
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> None:
+        # Unreachable through the core (nothing is ever pending), kept for the Protocol.
+        raise Refused("no_pending_reaction", "d100-tcs has no reactions")
+
+    def settle(self, ctx: Ctx) -> None:
+        tcs_turns.settle(ctx)
+
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return tcs_legal.listing(game, actor, settings)

@@ -1,0 +1,100 @@
+"""d100-tcs: what `actor` may declare now, with the reason and rule when it may not."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.errors import Refused
+from domain.rules.tcs_combat import tcs_named, weapon_of
+from domain.rules.tcs_rules import check, cost
+from domain.rules.tcs_tables import ACTIONS, ACTIONS_KEY, PER_TURN, full
+from domain.state import Combatant, Game
+
+
+def choices(me: Combatant, action: str) -> dict[str, list[Any]]:
+    """The options an action takes, each with its possible values."""
+    sheet = me.sheet
+    if action == "attack":
+        weapon = weapon_of(me)
+        return {
+            "tcs": [t["name"] for t in sheet["tcs"] if t["kind"] != "spell"],
+            "at": ["bearer", "shield"],
+            "weapon": [weapon["name"]] if weapon else [],
+        }
+    if action == "cast":
+        return {"spell": [t["name"] for t in sheet["tcs"] if t["kind"] == "spell"]}
+    if action == "use_item":
+        return {"weapon": [w["name"] for w in sheet["weapons"]],
+                "item": [i["name"] for i in sheet["items"]]}  # fmt: skip
+    if action == "drink_potion":
+        return {"item": [i["name"] for i in sheet["items"] if i["heal"] > 0]}
+    if action == "move":
+        return {"sprint": [0, 1, 2]}
+    if action == "stand_up":
+        return {"fast": [False, True]}
+    return {}
+
+
+def sample(me: Combatant, action: str) -> dict[str, Any]:
+    """The options `legal` tries an action with (the first of each required choice)."""
+    picks = choices(me, action)
+    if action == "cast" and picks["spell"]:
+        return {"spell": picks["spell"][0]}
+    if action == "use_item":
+        for key in ("weapon", "item"):
+            if picks[key]:
+                return {key: picks[key][0]}
+    return {}
+
+
+def _needs_target(me: Combatant, action: str, options: Mapping[str, Any]) -> bool:
+    if action == "cast":
+        spell = tcs_named(me, options.get("spell"), ("spell",))
+        return bool(spell and spell["damage"])
+    return ACTIONS[action].needs_target
+
+
+def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+    cfg = full(settings)
+    me = game.combatants.get(actor)
+    if me is None:
+        return []
+    my_turn = game.started and game.actor == actor and not game.pending and me.out is None
+    declared = game.uses(actor, ACTIONS_KEY) > 0
+    foes = [c.id for c in game.combatants.values() if c.out is None and c.side != me.side]
+    out = []
+    for code, spec in ACTIONS.items():
+        options = sample(me, code)
+        aims: list[str | None] = list(foes) if _needs_target(me, code, options) else [None]
+        targets: list[str] = []
+        refusal: Refused | None = None
+        for aim in aims:
+            try:
+                check(game, cfg, actor, code, aim, options, 0)
+            except Refused as why:
+                refusal = refusal or why
+            else:
+                if aim is not None:
+                    targets.append(aim)
+        ok = bool(targets) if aims != [None] else refusal is None
+        if not aims:
+            reason, rule = "no target", spec.rule
+        elif refusal is not None and not ok:
+            reason, rule = refusal.message, refusal.rule
+        else:
+            reason, rule = "", spec.rule
+        if not my_turn:
+            reason, rule = "not your turn", None
+        elif declared:
+            reason, rule = "this turn's actions are declared", "TC-7"
+        out.append({
+            "action": code,
+            "enabled": my_turn and not declared and ok,
+            "reason": "" if my_turn and not declared and ok else reason,
+            "rule": rule if not (my_turn and not declared and ok) else spec.rule,
+            "targets": targets,
+            "choices": choices(me, code),
+            "cost": cost(game, cfg, actor, code, options, PER_TURN),
+        })  # fmt: skip
+    return out
