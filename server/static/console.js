@@ -19,8 +19,10 @@ function choiceFields(entry) {
   }
   return Object.entries(ch).map(([k, vals]) => {
     if (Array.isArray(vals)) {
+      if (!vals.length) return "";
       const blank = k === "aim" ? html`<option value="">–</option>` : "";
-      return html`<label class="mini">${k} <select data-choice="${k}">${blank}${vals.map((n) => html`<option>${n}</option>`)}</select></label>`;
+      // Values keep their JSON type (numbers, booleans), as the rule system listed them.
+      return html`<label class="mini">${k} <select data-choice="${k}" data-json>${blank}${vals.map((n) => html`<option value="${JSON.stringify(n)}">${n}</option>`)}</select></label>`;
     }
     return html`<label class="mini">${k} (${vals}) <input type="number" min="0" data-choice="${k}" data-number></label>`;
   });
@@ -79,7 +81,8 @@ function readOptions(scope) {
   const out = {};
   for (const el of $$("[data-choice]", scope)) {
     if (el.value === "") continue;
-    out[el.dataset.choice] = el.dataset.number !== undefined ? Number(el.value) : el.value;
+    if (el.dataset.json !== undefined) out[el.dataset.choice] = JSON.parse(el.value);
+    else out[el.dataset.choice] = el.dataset.number !== undefined ? Number(el.value) : el.value;
   }
   return out;
 }
