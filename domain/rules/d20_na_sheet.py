@@ -13,6 +13,9 @@ from typing import Any
 from domain import dice as dicelib
 from domain.errors import Invalid
 from domain.rules.d20_na_tables import AIMABLE
+from domain.rules.sheetcheck import flag as _bool
+from domain.rules.sheetcheck import name as _name
+from domain.rules.sheetcheck import whole as _int
 
 # name: (min, max, default; None = required)
 STATS: dict[str, tuple[int, int, int | None]] = {
@@ -39,24 +42,6 @@ SKILLS: dict[str, tuple[type, int]] = {
 OTHER = ("skills", "weapons", "off_hand", "shield", "armor", "cover_object")
 KINDS = ("melee", "shoot", "throw")
 ARMOR_KEYS = (*AIMABLE, "arms", "legs")
-
-
-def _int(where: str, value: Any, low: int, high: int) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise Invalid(f"{where} must be a whole number from {low} to {high}")
-    return value
-
-
-def _bool(where: str, value: Any) -> bool:
-    if type(value) is not bool:
-        raise Invalid(f"{where} must be true or false")
-    return value
-
-
-def _name(where: str, value: Any) -> str:
-    if not isinstance(value, str) or not 1 <= len(value) <= 40:
-        raise Invalid(f"{where} must be a name of 1 to 40 characters")
-    return value
 
 
 def _skills(raw: Any) -> dict[str, Any]:

@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Invalid
+from domain.rules.sheetcheck import flag as _bool
+from domain.rules.sheetcheck import name as _name
+from domain.rules.sheetcheck import whole as _int
 
 STATS: dict[str, tuple[int, int, int | None]] = {
     # name: (min, max, default; None = required)
@@ -30,24 +33,6 @@ STATS: dict[str, tuple[int, int, int | None]] = {
 KINDS = ("technique", "skill", "spell")
 TEST_STATS = ("DEX", "PERC", "END", "MM", "CV")
 OTHER = ("role", "weapons", "tcs", "armor", "under", "shield", "skill", "items", "maintained")
-
-
-def _int(where: str, value: Any, low: int, high: int) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise Invalid(f"{where} must be a whole number from {low} to {high}")
-    return value
-
-
-def _bool(where: str, value: Any) -> bool:
-    if type(value) is not bool:
-        raise Invalid(f"{where} must be true or false")
-    return value
-
-
-def _name(where: str, value: Any) -> str:
-    if not isinstance(value, str) or not 1 <= len(value) <= 40:
-        raise Invalid(f"{where} must be a name of 1 to 40 characters")
-    return value
 
 
 def _record(where: str, value: Any, keys: tuple[str, ...]) -> Mapping[str, Any]:
