@@ -257,7 +257,9 @@ def test_NA_8_disengaging_allows_a_charge_again() -> None:
     table.end(b)
     table.act(a, "disengage")
     table.end(a)
-    table.act(a, "charge", b)  # slots of a passed B go to A in a row
+    events = table.act(a, "charge", b)  # slots of a passed B go to A in a row
+    declared = [e for e in events if isinstance(e, ev.ActionDeclared)]
+    assert [(e.actor, e.action, e.target) for e in declared] == [(a, "charge", b)]
 
 
 def test_NA_AMB_9_a_charge_must_be_followed_by_its_attack() -> None:

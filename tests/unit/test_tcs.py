@@ -454,7 +454,8 @@ def test_TC_38_an_attack_needs_a_weapon() -> None:
 
 @pytest.mark.parametrize("preset", sorted(RULES.presets))
 def test_every_preset_is_a_valid_sheet(preset: str) -> None:
-    RULES.validate_sheet(RULES.presets[preset], {})
+    sheet = RULES.validate_sheet(RULES.presets[preset], {})
+    assert sheet.resources and all(v >= 0 for v in sheet.resources.values())
 
 
 def test_TC_50_TC_66_a_leather_cuirass_needs_30_END() -> None:
@@ -468,8 +469,11 @@ def test_TC_50_TC_66_a_leather_cuirass_needs_30_END() -> None:
 
 
 def test_TC_AMB_23_the_END_check_is_a_setting() -> None:
-    leather = RULES.presets["leather_cuirass"]
-    RULES.validate_sheet({**leather, "END": 5}, {"armor.end_check": "allow"})
+    leather = {**RULES.presets["leather_cuirass"], "END": 5}
+    with pytest.raises(Invalid):
+        RULES.validate_sheet(leather, {})
+    allowed = RULES.validate_sheet(leather, {"armor.end_check": "allow"})
+    assert allowed.sheet["END"] == 5
 
 
 def test_TC_51_an_armor_may_require_an_under_protection() -> None:
