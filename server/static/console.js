@@ -50,7 +50,21 @@ function actionsHtml(app, b, cid) {
   const entries = (b.legal[cid] || []).filter((e) => e.action in app.rules.actions && !e.reaction);
   const end = b.started && b.actor === cid && !b.encounter.closed
     ? html`<li class="action"><button type="button" data-end="${cid}">${t("end_turn")}</button></li>` : "";
-  return html`<ul class="actions">${entries.map((e) => actionRow(app, b, cid, e))}${end}</ul>`;
+  return html`<ul class="actions">${entries.map((e) => actionRow(app, b, cid, e))}${thenRow(app, b, entries)}${end}</ul>`;
+}
+
+// Systems whose turn is two declared actions (d100-tcs, TC-7) list each action's `cost`:
+// the second action is declared with the first, as `options.then`.
+function thenRow(app, b, entries) {
+  if (!entries.some((e) => e.cost !== undefined)) return "";
+  const second = entries.filter((e) => e.enabled);
+  const targets = [...new Set(second.flatMap((e) => e.targets || []))];
+  return html`<li class="action then">
+    <label class="mini">${t("then_action")} <select data-then="action"><option value="">–</option>
+      ${second.map((e) => html`<option value="${e.action}">${localized(app.rules.actions[e.action] || {}) || e.action}</option>`)}</select></label>
+    ${targets.length ? html`<label class="mini">${t("target")} <select data-then="target"><option value="">–</option>
+      ${targets.map((id) => html`<option value="${id}">${nameOf(b, id)}</option>`)}</select></label>` : ""}
+    <code class="rule">TC-7</code></li>`;
 }
 
 function reactionsHtml(app, b, p, asGm) {
@@ -101,6 +115,14 @@ function bindCommands(app, root, msgEl) {
       if (target) body.target = target.value;
       if (rank) body.rank = rank.value;
       const options = readOptions(row);
+      const list = row.closest("ul.actions");
+      const second = list && $("[data-then=action]", list);
+      if (second && second.value) {
+        const then = { action: second.value };
+        const target = $("[data-then=target]", list);
+        if (target && target.value) then.target = target.value;
+        options.then = then;
+      }
       if (Object.keys(options).length) body.options = options;
     } else if (btn.dataset.react) {
       const box = btn.closest(".react");

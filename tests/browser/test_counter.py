@@ -80,3 +80,35 @@ def test_TC_21_an_actions_numeric_choice_is_sent_as_a_number(
     assert declared[-1]["action"] == "move" and declared[-1]["options"] == {"sprint": 1}
     ctx.close()
     assert console.errors == []
+
+
+def test_TC_7_the_console_declares_a_second_action_with_the_first(
+    browser: Any, ui_server: Any, console: Any
+) -> None:
+    base = ui_server.base
+    with httpx.Client(base_url=base, timeout=10) as http:
+        made = http.post("/api/encounters", json={"ruleset": "d100-tcs", "name": "Two"}).json()
+        eid, gm = made["id"], made["gm_token"]
+        auth = {"Authorization": f"Bearer {gm}"}
+        for name, preset in (("Duelist", "duelist"), ("Spear", "spearman")):
+            r = http.post(f"/api/encounters/{eid}/commands", headers=auth, json={
+                "type": "add_combatant", "name": name, "side": name, "preset": preset})
+            assert r.status_code == 200, r.text
+        r = http.post(f"/api/encounters/{eid}/commands", headers=auth,
+                      json={"type": "start_combat", "dice": [10, 50]})
+        assert r.status_code == 200, r.text
+    ctx = browser.new_context(viewport=WIDE, locale="en-US")
+    page = ctx.new_page()
+    console.watch(page, "tcs-then")
+    page.goto(f"{base}/e/{eid}#token={gm}&role=gm")
+    page.locator("#gm-actions select[data-then=action]").select_option("focus")
+    page.locator("#gm-actions li[data-action=move] button[data-act=move]").click()
+    expect(page.locator("#log li.action_resolved")).to_have_count(2)
+    events = httpx.get(f"{base}/api/encounters/{eid}/events",
+                       headers={"Authorization": f"Bearer {gm}"}, timeout=5).json()["events"]
+    declared = [e["data"] for e in events if e["type"] == "action_declared"]
+    assert declared[0]["options"] == {"sprint": 0, "then": {"action": "focus"}}
+    resolved = [e["data"]["action"] for e in events if e["type"] == "action_resolved"]
+    assert resolved == ["move", "focus"]
+    ctx.close()
+    assert console.errors == []
