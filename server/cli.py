@@ -91,7 +91,8 @@ def demo(args: argparse.Namespace) -> int:
                 cmd.AddCombatant(name=preset, side=DEMO_SIDES[i % 2], preset=preset),
                 GM,
             )
-            print(f"player ({preset}): {base}/e/{eid}#token={added['player_token']}")
+            link = f"{base}/e/{eid}#token={added['player_token']}&as={added['combatant_id']}"
+            print(f"player ({preset}): {link}")
         return 0
 
     return asyncio.run(_with_service(args.database_url, work))
