@@ -45,6 +45,7 @@ from server.hub import Hub, Watcher
 from server.metrics import Metrics
 from server.requests import bearer, body_of, service
 from server.service import EncounterService, parse_id, stream_of
+from server.simulate_api import routes as simulate_routes
 from server.store import PostgresEventStore
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -398,6 +399,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/", index),
         Route("/e/{id}", index),
         Route("/w/{id}", index),
+        Route("/simulate", index),
         Route("/api/encounters", create, methods=["POST"]),
         Route("/api/encounters/{id}", get_board),
         Route("/api/encounters/{id}/commands", post_command, methods=["POST"]),
@@ -411,6 +413,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/api/rules/{rule}", get_rule),
         Route("/rules/{rule}", get_rule),
         *campaign_routes,
+        *simulate_routes,
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),

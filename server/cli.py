@@ -193,7 +193,7 @@ _LABELS = {
 }
 
 
-class _Usage(Exception):
+class UsageError(Exception):
     """A problem with the command line's arguments: reported, exit code 2."""
 
 
@@ -208,26 +208,26 @@ def _fighter(raw: str, rules: Any) -> tuple[str | dict[str, Any], str]:
         if raw in rules.presets:
             return raw, raw.capitalize()
         known = ", ".join(sorted(rules.presets))
-        raise _Usage(f"{raw}: no such file, and not a preset of {rules.id} ({known})")
+        raise UsageError(f"{raw}: no such file, and not a preset of {rules.id} ({known})")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise _Usage(f"cannot read {raw}: {e}") from e
+        raise UsageError(f"cannot read {raw}: {e}") from e
     if not isinstance(data, dict):
-        raise _Usage(f"{raw}: a sheet must be a JSON object")
+        raise UsageError(f"{raw}: a sheet must be a JSON object")
     name = data.pop("name", None) or path.stem
     preset = data.pop("preset", None)
     if "sheet" in data:
         extra = set(data) - {"sheet"}
         if extra or not isinstance(data["sheet"], dict):
-            raise _Usage(f"{raw}: beside 'sheet' only 'name' and 'preset' are allowed")
+            raise UsageError(f"{raw}: beside 'sheet' only 'name' and 'preset' are allowed")
         data = data["sheet"]
     if preset is not None:
         if preset not in rules.presets:
-            raise _Usage(f"{raw}: unknown preset {preset!r}")
+            raise UsageError(f"{raw}: unknown preset {preset!r}")
         data = {**rules.presets[preset], **data}
     if not isinstance(name, str):
-        raise _Usage(f"{raw}: 'name' must be text")
+        raise UsageError(f"{raw}: 'name' must be text")
     return data, name
 
 
@@ -236,7 +236,7 @@ def _settings(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise _Usage(f"--setting wants KEY=VALUE, not {pair!r}")
+            raise UsageError(f"--setting wants KEY=VALUE, not {pair!r}")
         try:
             out[key] = json.loads(value)
         except ValueError:
@@ -271,7 +271,9 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _report(summary: Any, names: tuple[str, str], args: argparse.Namespace, seed: str) -> str:
+def simulation_report(
+    summary: Any, names: tuple[str, str], args: argparse.Namespace, seed: str
+) -> str:
     from domain.simulate import narrate
 
     text = _LABELS[args.lang]
@@ -308,7 +310,7 @@ def _example_id(seed: str) -> str:
     return fight_seed(seed, 0)[0]
 
 
-async def _save(svc: Any, seed: str, events: list[Any], rules: Any) -> dict[str, Any]:
+async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict[str, Any]:
     """Store the example fight as a closed encounter: its events, its (revealed) seed."""
     from domain.events import event_data
     from domain.simulate import fight_seed
@@ -334,7 +336,7 @@ async def _save(svc: Any, seed: str, events: list[Any], rules: Any) -> dict[str,
             try:
                 await svc.store.append(stream, 0, new, meta, conn=conn)
             except ConcurrencyError:
-                raise _Usage("the fight was saved by someone else meanwhile") from None
+                raise UsageError("the fight was saved by someone else meanwhile") from None
             gm = await auth.issue(conn, encounter_id, "gm")
         else:  # the same seed was saved before: the same fight, already stored
             saved = False
@@ -367,8 +369,8 @@ def simulate_cmd(args: argparse.Namespace) -> int:
                 rules.validate_sheet(rules.presets[sheet] if isinstance(sheet, str) else sheet, {})
             except Refused as e:
                 rule = f" ({e.rule})" if e.rule else ""
-                raise _Usage(f"{who}: invalid sheet: {e.message}{rule}") from e
-    except _Usage as e:
+                raise UsageError(f"{who}: invalid sheet: {e.message}{rule}") from e
+    except UsageError as e:
         print(f"fracas simulate: {e}", file=sys.stderr)
         return 2
     if name_a == name_b:
@@ -385,7 +387,7 @@ def simulate_cmd(args: argparse.Namespace) -> int:
         print(f"fracas simulate: {e.message}{rule}", file=sys.stderr)
         return 2
     progress.close()
-    print(_report(summary, names, args, seed))
+    print(simulation_report(summary, names, args, seed))
     if not args.save:
         return 0
     base = f"http://{args.host}:{args.port}"
@@ -394,8 +396,8 @@ def simulate_cmd(args: argparse.Namespace) -> int:
 
     async def work(svc: Any) -> int:
         try:
-            saved = await _save(svc, seed, example.events, rules)
-        except _Usage as e:
+            saved = await save_fight(svc, seed, example.events, rules)
+        except UsageError as e:
             print(f"fracas simulate: {e}", file=sys.stderr)
             return 1
         eid = saved["id"]

@@ -10,6 +10,7 @@ import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer, say }
 import { home } from "./home.js";
 import { saved, save } from "./store.js";
 import { warPage, remountWar } from "./war.js";
+import { simulatePage, remountSimulate } from "./simulate.js";
 
 const app = {
   id: null,
@@ -269,6 +270,8 @@ function setupLang() {
       if (auditOpen() !== null) openAudit(auditOpen());
     } else if (app.war) {
       remountWar();
+    } else if (app.simulate) {
+      remountSimulate();
     } else if (!app.id) {
       home($("#main"));
     }
@@ -283,6 +286,9 @@ function main() {
   else if (w) {
     app.war = w[1].toLowerCase();
     warPage(app.war);
+  } else if (/^\/simulate\/?$/.test(location.pathname)) {
+    app.simulate = true;
+    simulatePage($("#main"));
   } else home($("#main"));
   window.addEventListener("hashchange", () => location.reload());
 }

@@ -79,6 +79,10 @@ export async function home(main) {
         </form>
         <p id="war-msg" class="form-msg" role="status"></p>
       </section>
+      <section class="card sim-link" aria-labelledby="sim-link-title">
+        <h2 id="sim-link-title"><a id="sim-link" href="/simulate">${t("sim_link")}</a></h2>
+        <p class="muted small">${t("sim_link_hint")} <code class="rule">NA-37</code></p>
+      </section>
       ${wars.length ? html`<section class="card" aria-labelledby="wars-title">
         <h2 id="wars-title">${t("your_wars")}</h2>
         <ul class="recent">${wars.map((w) => html`<li><a href="/w/${w.id}#token=${w.gm}">${w.name}</a>
