@@ -51,12 +51,10 @@ def test_RK_61_RK_62_the_console_offers_a_counters_type_and_ranks_and_sends_them
     assert console.errors == []
 
 
-def test_TC_21_an_actions_numeric_choice_is_sent_as_a_number(
-    browser: Any, ui_server: Any, console: Any
-) -> None:
-    base = ui_server.base
+def tcs_console(browser: Any, base: str, console: Any, label: str) -> tuple[str, str, Any, Any]:
+    """A started d100-tcs duel (Duelist c1 acts first) and its GM console in a new page."""
     with httpx.Client(base_url=base, timeout=10) as http:
-        made = http.post("/api/encounters", json={"ruleset": "d100-tcs", "name": "Run"}).json()
+        made = http.post("/api/encounters", json={"ruleset": "d100-tcs", "name": "Duel"}).json()
         eid, gm = made["id"], made["gm_token"]
         auth = {"Authorization": f"Bearer {gm}"}
         for name, preset in (("Duelist", "duelist"), ("Spear", "spearman")):
@@ -68,8 +66,16 @@ def test_TC_21_an_actions_numeric_choice_is_sent_as_a_number(
         assert r.status_code == 200, r.text
     ctx = browser.new_context(viewport=WIDE, locale="en-US")
     page = ctx.new_page()
-    console.watch(page, "tcs-gm")
+    console.watch(page, label)
     page.goto(f"{base}/e/{eid}#token={gm}&role=gm")
+    return eid, gm, ctx, page
+
+
+def test_TC_21_an_actions_numeric_choice_is_sent_as_a_number(
+    browser: Any, ui_server: Any, console: Any
+) -> None:
+    base = ui_server.base
+    eid, gm, ctx, page = tcs_console(browser, base, console, "tcs-gm")
     move = page.locator("#gm-actions li[data-action=move]")
     move.locator("select[data-choice=sprint]").select_option(label="1")
     move.locator("button[data-act=move]").click()
@@ -86,21 +92,7 @@ def test_TC_7_the_console_declares_a_second_action_with_the_first(
     browser: Any, ui_server: Any, console: Any
 ) -> None:
     base = ui_server.base
-    with httpx.Client(base_url=base, timeout=10) as http:
-        made = http.post("/api/encounters", json={"ruleset": "d100-tcs", "name": "Two"}).json()
-        eid, gm = made["id"], made["gm_token"]
-        auth = {"Authorization": f"Bearer {gm}"}
-        for name, preset in (("Duelist", "duelist"), ("Spear", "spearman")):
-            r = http.post(f"/api/encounters/{eid}/commands", headers=auth, json={
-                "type": "add_combatant", "name": name, "side": name, "preset": preset})
-            assert r.status_code == 200, r.text
-        r = http.post(f"/api/encounters/{eid}/commands", headers=auth,
-                      json={"type": "start_combat", "dice": [10, 50]})
-        assert r.status_code == 200, r.text
-    ctx = browser.new_context(viewport=WIDE, locale="en-US")
-    page = ctx.new_page()
-    console.watch(page, "tcs-then")
-    page.goto(f"{base}/e/{eid}#token={gm}&role=gm")
+    eid, gm, ctx, page = tcs_console(browser, base, console, "tcs-then")
     page.locator("#gm-actions select[data-then=action]").select_option("focus")
     page.locator("#gm-actions li[data-action=move] button[data-act=move]").click()
     expect(page.locator("#log li.action_resolved")).to_have_count(2)
