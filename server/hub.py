@@ -165,10 +165,20 @@ class Hub:
                         if wake.stream in self.rooms:
                             await self.refresh(self.rooms[wake.stream])
                     else:
-                        for room in list(self.rooms.values()):
-                            await self.refresh(room)
+                        await self.catch_up_all()
                 except Exception:  # a bad room must not stop every other room's updates
                     log.exception("hub refresh failed")
+
+    async def catch_up_all(self) -> None:
+        """A tick or a reconnect (a notification may have been lost): one query for every
+        watched stream, then read only the rooms that moved."""
+        rooms = list(self.rooms.values())
+        if not rooms:
+            return
+        heads = await self.store.versions([r.stream for r in rooms])
+        for room in rooms:
+            if heads.get(room.stream, 0) > room.proj.version:
+                await self.refresh(room)
 
     async def _catch_up(self, room: Room) -> None:
         """Read the room's stream past its checkpoint and broadcast it (lock held)."""

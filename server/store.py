@@ -93,6 +93,10 @@ _DECODE_OBJECT = msgspec.json.Decoder(dict[str, Any]).decode
 _COLUMNS = "stream, version, position, type, data::text, meta::text, prev_hash, hash"
 _SQL_APPEND = "SELECT new_version, positions FROM fracas_append($1, $2, $3, $4::jsonb)"
 _SQL_HEAD = "SELECT version, hash FROM events WHERE stream = $1 ORDER BY version DESC LIMIT 1"
+# One index probe per stream, in one round trip: the live hub's once-a-second safety net.
+_SQL_VERSIONS = """
+SELECT s.stream, (SELECT max(e.version) FROM events e WHERE e.stream = s.stream)
+  FROM unnest($1::text[]) AS s(stream)"""
 _SQL_READ_STREAM = f"""
 SELECT {_COLUMNS} FROM events
  WHERE stream = $1 AND version > $2 AND version <= $3
@@ -242,6 +246,11 @@ class PostgresEventStore:
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
         """Up to `limit` events after `after_position`, in position order, never skipping one."""
         return _recorded(await self._pool.fetch(_SQL_READ_ALL, after_position, limit))
+
+    async def versions(self, streams: Sequence[str]) -> dict[str, int]:
+        """The current version of each stream (0 for an empty one), in one query."""
+        rows = await self._pool.fetch(_SQL_VERSIONS, list(streams))
+        return {r[0]: r[1] or 0 for r in rows}
 
     async def head(self, stream: str) -> tuple[int, str]:
         """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream."""

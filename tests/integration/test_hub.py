@@ -50,3 +50,24 @@ async def test_a_watcher_whose_queue_fills_is_dropped_and_the_others_get_every_u
     hub.leave(stream, fast)
     fast.queue.put_nowait(None)
     await reader
+
+
+async def test_a_lost_notification_is_made_up_by_the_next_tick(
+    pool: asyncpg.Pool[Any], database_url: str
+) -> None:
+    store = PostgresEventStore(pool, notify_dsn=database_url)
+    metrics = Metrics()
+    svc = EncounterService(pool, store, metrics)
+    hub = Hub(store, metrics)  # not started: no NOTIFY reaches it
+    made = await svc.create("plain-d100", "Quiet", {})
+    other = await svc.create("plain-d100", "Idle", {})
+    watcher = Watcher(ws=None, role="gm")  # type: ignore[arg-type]
+    idle = Watcher(ws=None, role="gm")  # type: ignore[arg-type]
+    await hub.join(stream_of(made["id"]), watcher, None)
+    await hub.join(stream_of(other["id"]), idle, None)
+    watcher.queue.get_nowait(), idle.queue.get_nowait()  # the snapshots
+    await svc.execute(made["id"], cmd.Roll(expr="1d4", purpose="unheard"), GM)
+    await hub.catch_up_all()
+    update = json.loads(watcher.queue.get_nowait() or "")
+    assert [e["data"]["purpose"] for e in update["events"]] == ["unheard"]
+    assert idle.queue.empty()  # a room that did not move is not read

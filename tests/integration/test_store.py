@@ -476,3 +476,10 @@ async def test_schema_sql_applied_again_and_concurrently_is_harmless(
 
     assert await store.read_stream(event.stream) == [event]
     assert (await store.append(event.stream, 1, [hit(2)], META))[0].version == 2
+
+
+async def test_versions_gives_each_streams_version_in_one_query(store: PostgresEventStore) -> None:
+    one, two, empty = new_stream(), new_stream(), new_stream()
+    await store.append(one, 0, [hit(1), hit(2)], META)
+    await store.append(two, 0, [hit(1)], META)
+    assert await store.versions([one, two, empty]) == {one: 2, two: 1, empty: 0}
