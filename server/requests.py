@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.websockets import WebSocket
 
+from domain.state import Principal
 from server.errors import HTTPError
 from server.service import EncounterService
 
@@ -37,3 +38,7 @@ def bearer(request: Request) -> str | None:
 def service(request: Request | WebSocket) -> EncounterService:
     svc: EncounterService = request.app.state.service
     return svc
+
+
+def view_role(who: Principal) -> str:
+    return "gm" if who.role == "gm" else "public"
