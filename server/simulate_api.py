@@ -23,9 +23,9 @@ from domain.errors import Invalid, Refused
 from domain.events import event_data
 from domain.rules import REGISTRY
 from domain.simulate import Summary, narrate, simulate
-from server.cli import SIMULATE_RULESETS, UsageError, save_fight, simulation_report
 from server.errors import HTTPError, json_response
 from server.requests import body_of, service
+from server.simulation import SIMULATE_RULESETS, UsageError, save_fight, simulation_report
 
 MAX_FIGHTS = 2000
 Fighter = Annotated[str, msgspec.Meta(min_length=1, max_length=60)] | dict[str, Any]

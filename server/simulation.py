@@ -1,0 +1,273 @@
+"""`fracas simulate`: the d20-na 1v1 resolver (NA-37..NA-40) on the live engine.
+
+Also serves `POST /api/simulate` (server/simulate_api.py): one report, one way to save.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import secrets
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from domain.rules import REGISTRY
+from server.offline import with_service
+
+SIMULATE_RULESETS = ("d20-na",)  # the rule systems domain.simulate can resolve
+_LABELS = {
+    "en": {
+        "title": "{a} vs {b}: {n} fights ({ruleset}, 1v1 resolver, seed {seed})",
+        "wins": "{name} wins",
+        "draws": "draws",
+        "ci": "95% CI",
+        "rounds": "rounds: mean {mean:.2f}, sd {sd:.2f}",
+        "damage": "damage per hit: mean {mean:.2f}",
+        "example": "One fight (encounter {id}):",
+        "won": "{name} wins after {rounds} round(s).",
+        "drawn": "A draw after {rounds} round(s).",
+    },
+    "fr": {
+        "title": "{a} contre {b} : {n} combats ({ruleset}, résolution 1v1, graine {seed})",
+        "wins": "{name} gagne",
+        "draws": "nuls",
+        "ci": "IC 95 %",
+        "rounds": "rounds : moyenne {mean:.2f}, écart-type {sd:.2f}",
+        "damage": "dégâts par coup porté : moyenne {mean:.2f}",
+        "example": "Un combat (rencontre {id}) :",
+        "won": "{name} l'emporte après {rounds} round(s).",
+        "drawn": "Match nul après {rounds} round(s).",
+    },
+}
+LANGS = sorted(_LABELS)  # the languages a fight is told in
+
+
+class UsageError(Exception):
+    """A problem with the command line's arguments: reported, exit code 2."""
+
+
+def _fighter(raw: str, rules: Any) -> tuple[str | dict[str, Any], str]:
+    """A sheet (JSON file) or a preset name, and the fighter's display name.
+
+    The file holds a sheet object; it may also carry `name` (shown in the output) and
+    `preset` (a preset its other fields override), or wrap the sheet as `{"sheet": {...}}`.
+    """
+    path = Path(raw)
+    if not path.is_file():
+        if raw in rules.presets:
+            return raw, raw.capitalize()
+        known = ", ".join(sorted(rules.presets))
+        raise UsageError(f"{raw}: no such file, and not a preset of {rules.id} ({known})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UsageError(f"cannot read {raw}: {e}") from e
+    if not isinstance(data, dict):
+        raise UsageError(f"{raw}: a sheet must be a JSON object")
+    name = data.pop("name", None) or path.stem
+    preset = data.pop("preset", None)
+    if "sheet" in data:
+        extra = set(data) - {"sheet"}
+        if extra or not isinstance(data["sheet"], dict):
+            raise UsageError(f"{raw}: beside 'sheet' only 'name' and 'preset' are allowed")
+        data = data["sheet"]
+    if preset is not None:
+        if preset not in rules.presets:
+            raise UsageError(f"{raw}: unknown preset {preset!r}")
+        data = {**rules.presets[preset], **data}
+    if not isinstance(name, str):
+        raise UsageError(f"{raw}: 'name' must be text")
+    return data, name
+
+
+def _settings(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--setting wants KEY=VALUE, not {pair!r}")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value  # a bare word: the setting's text value
+    return out
+
+
+class _Progress:
+    """`[#####     ] 4000/10000` on stderr, redrawn in place; stdout stays clean."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int, shown: bool) -> None:
+        self.total = total
+        self.shown = shown
+        self.last = 0.0
+
+    def __call__(self, done: int) -> None:
+        if not self.shown:
+            return
+        now = time.monotonic()
+        if now - self.last >= 0.1 or done == self.total:  # at most ten redraws a second
+            self.last = now
+            filled = self.WIDTH * done // self.total
+            bar = "#" * filled + " " * (self.WIDTH - filled)
+            sys.stderr.write(f"\r[{bar}] {done}/{self.total}")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def simulation_report(
+    summary: Any, names: tuple[str, str], args: argparse.Namespace, seed: str
+) -> str:
+    from domain.simulate import narrate
+
+    text = _LABELS[args.lang]
+    pct = "{:5.1f}%".format
+    a, b = names
+    lines = [text["title"].format(a=a, b=b, n=summary.fights, ruleset=args.ruleset, seed=seed)]
+    width = max(len(text["wins"].format(name=n)) for n in names)
+    for side, name in zip(("a", "b"), names, strict=True):
+        rate = summary.rates[side]
+        label = text["wins"].format(name=name).ljust(width)
+        lines.append(
+            f"  {label}  {pct(100 * rate.rate)}  ({text['ci']} {pct(100 * rate.low)}"
+            f" - {pct(100 * rate.high)})  {summary.wins[side]}"
+        )
+    if summary.draws:
+        lines.append(f"  {text['draws'].ljust(width)}  {pct(100 * summary.draws / summary.fights)}"
+                     f"  {summary.draws}")  # fmt: skip
+    lines.append(text["rounds"].format(mean=summary.mean_rounds, sd=summary.sd_rounds))
+    lines.append(text["damage"].format(mean=summary.mean_damage_per_hit))
+    example = summary.example
+    lines += ["", text["example"].format(id=_example_id(seed))]
+    lines.append(narrate(example.events, args.lang))
+    if example.winner is None:
+        lines.append(text["drawn"].format(rounds=example.rounds))
+    else:
+        winner = names[0] if example.winner == "a" else names[1]
+        lines.append(text["won"].format(name=winner, rounds=example.rounds))
+    return "\n".join(lines)
+
+
+def _example_id(seed: str) -> str:
+    from domain.simulate import fight_seed
+
+    return fight_seed(seed, 0)[0]
+
+
+async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict[str, Any]:
+    """Store the example fight as a closed encounter: its events, its (revealed) seed."""
+    from domain.events import event_data
+    from domain.simulate import fight_seed
+    from server import auth
+    from server.service import stream_of
+    from server.store import ConcurrencyError, NewEvent
+
+    encounter_id, secret = fight_seed(seed, 0)
+    stream = stream_of(encounter_id)
+    new = [NewEvent(*event_data(e)) for e in events]
+    meta = {"rules_version": rules.version, "actor": "gm", "command_id": f"simulate-{seed}"}
+    saved = True
+    async with svc.pool.acquire() as conn, conn.transaction():
+        version, _ = await svc.store.head(stream)
+        if version == 0:
+            await conn.execute(
+                "INSERT INTO dice_seeds (encounter, seed_id, seed, revealed)"
+                " VALUES ($1, $2, $3, true)",
+                encounter_id,
+                "main",
+                secret,
+            )
+            try:
+                await svc.store.append(stream, 0, new, meta, conn=conn)
+            except ConcurrencyError:
+                raise UsageError("the fight was saved by someone else meanwhile") from None
+            gm = await auth.issue(conn, encounter_id, "gm")
+        else:  # the same seed was saved before: the same fight, already stored
+            saved = False
+            gm = None
+        spectator = await auth.issue(conn, encounter_id, "spectator")
+    return {"id": encounter_id, "saved": saved, "gm": gm, "spectator": spectator}
+
+
+def simulate_cmd(args: argparse.Namespace) -> int:
+    """`fracas simulate`: many seeded 1v1 duels, their statistics and one told fight."""
+    rules = REGISTRY.get(args.ruleset)
+    if rules is None:
+        print(f"unknown rule system {args.ruleset!r}; known: {sorted(REGISTRY)}", file=sys.stderr)
+        return 2
+    if args.ruleset not in SIMULATE_RULESETS:
+        print(
+            f"the 1v1 resolver does not support {args.ruleset!r}; "
+            f"it supports: {', '.join(SIMULATE_RULESETS)}",
+            file=sys.stderr,
+        )
+        return 2
+    from domain.errors import Refused
+    from domain.simulate import simulate
+
+    try:
+        (a, name_a), (b, name_b) = _fighter(args.a, rules), _fighter(args.b, rules)
+        settings = _settings(args.setting)
+        for who, sheet in ((args.a, a), (args.b, b)):
+            try:
+                rules.validate_sheet(rules.presets[sheet] if isinstance(sheet, str) else sheet, {})
+            except Refused as e:
+                rule = f" ({e.rule})" if e.rule else ""
+                raise UsageError(f"{who}: invalid sheet: {e.message}{rule}") from e
+    except UsageError as e:
+        print(f"fracas simulate: {e}", file=sys.stderr)
+        return 2
+    if name_a == name_b:
+        name_a, name_b = f"{name_a} A", f"{name_b} B"
+    names = (name_a, name_b)
+    seed = args.seed if args.seed is not None else secrets.token_hex(6)
+    shown = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
+    progress = _Progress(args.fights, shown and args.fights > 1)
+    try:
+        summary = simulate(a, b, args.fights, seed, settings, names, progress)
+    except Refused as e:
+        progress.close()
+        rule = f" ({e.rule})" if e.rule else ""
+        print(f"fracas simulate: {e.message}{rule}", file=sys.stderr)
+        return 2
+    progress.close()
+    print(simulation_report(summary, names, args, seed))
+    if not args.save:
+        return 0
+    base = f"http://{args.host}:{args.port}"
+    example = summary.example
+    assert example is not None  # --fights is at least 1
+
+    async def work(svc: Any) -> int:
+        try:
+            saved = await save_fight(svc, seed, example.events, rules)
+        except UsageError as e:
+            print(f"fracas simulate: {e}", file=sys.stderr)
+            return 1
+        eid = saved["id"]
+        print()
+        print(f"{'saved as' if saved['saved'] else 'already saved as'} encounter {eid}")
+        if saved["gm"]:
+            print(f"GM console:  {base}/e/{eid}#token={saved['gm']}")
+        print(f"board:       {base}/e/{eid}#token={saved['spectator']}")
+        return 0
+
+    return asyncio.run(with_service(args.database_url, work))
+
+
+def count_fights(raw: str) -> int:
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 10_000_000:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a number of fights from 1 to 10000000")
+    return n
