@@ -125,6 +125,14 @@ class Api:
         assert r.status_code == 200, r.text
         return r.json()
 
+    def board(self, eid: str, token: str | None = None) -> dict[str, Any]:
+        """The board for the token's role (the public board without one)."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        r = self.http.get(f"/api/encounters/{eid}", headers=headers)
+        assert r.status_code == 200, r.text
+        board: dict[str, Any] = r.json()
+        return board
+
     def events(self, eid: str, token: str, after: int = 0) -> list[dict[str, Any]]:
         r = self.http.get(
             f"/api/encounters/{eid}/events",

@@ -63,12 +63,7 @@ class Table:
         self.do({"type": "end_turn", "actor": actor})
 
     def board(self) -> dict[str, Any]:
-        r = self.api.http.get(
-            f"/api/encounters/{self.id}", headers={"Authorization": f"Bearer {self.gm}"}
-        )
-        assert r.status_code == 200, r.text
-        board: dict[str, Any] = r.json()
-        return board
+        return self.api.board(self.id, self.gm)
 
     def c(self, cid: str) -> dict[str, Any]:
         found: dict[str, Any] = next(c for c in self.board()["combatants"] if c["id"] == cid)
