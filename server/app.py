@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator
@@ -285,6 +286,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
             app.state.service = EncounterService(pool, store, app.state.metrics)
             app.state.hub = Hub(store, app.state.metrics)
             app.state.hub.start()
+            app.state.simulations = asyncio.Semaphore(2)  # POST /api/simulate, CPU-bound
             yield
             await app.state.hub.stop()
         finally:

@@ -1,6 +1,6 @@
 """`POST /api/simulate`: the d20-na automatic 1v1 resolver (NA-37..NA-40) over HTTP.
 
-The same engine, report and saving as `fracas simulate` (server/cli.py): many seeded
+The same engine, report and saving as `fracas simulate` (server/simulation.py): many seeded
 duels, their win rates (95% Wilson intervals), rounds and damage per hit, one fight told
 in words, and, on request, that fight stored as a closed encounter whose dice verify.
 The duels are CPU-bound, so they run in a worker thread: the server keeps serving.
@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import secrets
-import weakref
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -29,20 +28,9 @@ from server.simulation import SIMULATE_RULESETS, UsageError, save_fight, simulat
 
 MAX_FIGHTS = 2000
 Fighter = Annotated[str, msgspec.Meta(min_length=1, max_length=60)] | dict[str, Any]
-# Duels hold the GIL: a few at a time keep the server answering; others wait their turn.
-# (A worst-case pair, two 100,000 HP tanks that draw at 200 rounds, takes ~1 min per 1000.)
-_running: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def running() -> asyncio.Semaphore:
-    """The gate of the current event loop (a semaphore belongs to one loop)."""
-    loop = asyncio.get_running_loop()
-    gate = _running.get(loop)
-    if gate is None:
-        gate = _running[loop] = asyncio.Semaphore(2)
-    return gate
+# Duels hold the GIL: a few at a time (app.state.simulations, a semaphore opened in the
+# lifespan) keep the server answering; others wait their turn. A worst-case pair, two
+# 100,000 HP tanks that draw at 200 rounds, takes ~1 min per 1000 fights.
 
 
 class SimulateBody(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -142,7 +130,7 @@ async def post_simulate(request: Request) -> Response:
     names = (name_a, name_b)
     seed = str(body.seed) if body.seed is not None else secrets.token_hex(6)
     try:
-        async with running():
+        async with request.app.state.simulations:
             summary = await asyncio.to_thread(simulate, a, b, body.fights, seed, {}, names)
     except Refused as e:  # a sheet the resolver cannot fight with
         raise Invalid(e.message, e.rule) from e
