@@ -11,13 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from encounter_table import EncounterTable
 
 from domain import commands as cmd
 from domain import events as ev
-from domain.dice import FixedRoller
-from domain.encounter import decide, open_encounter
+from domain.encounter import open_encounter
 from domain.errors import Refused
-from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
 from domain.state import GM, Principal
 
@@ -34,23 +33,10 @@ def sheet(**over: Any) -> dict[str, Any]:
     return base | over
 
 
-class Table:
+class Table(EncounterTable):
     """An encounter under d20-na, fed commands one at a time."""
 
-    def __init__(self, settings: dict[str, Any] | None = None) -> None:
-        self.state = replay(open_encounter("enc", "d20-na", "test", settings or {}, {}))
-        self.log: list[ev.Event] = []
-
-    def do(
-        self, command: cmd.Command, faces: Sequence[int] = (), who: Principal = GM
-    ) -> list[ev.Event]:
-        roller = FixedRoller(faces)
-        events = decide(self.state, command, roller, who)
-        assert not roller.remaining, f"unused faces {roller.remaining}"
-        for event in events:
-            evolve(self.state, event)
-        self.log += events
-        return events
+    ruleset = "d20-na"
 
     def add(self, name: str, side: str, preset: str | None = None, **fields: Any) -> str:
         sheet_ = fields if preset else sheet(**fields)
