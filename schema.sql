@@ -212,13 +212,33 @@ $$;
 -- Side tables (mutable state that is not history)
 -- ---------------------------------------------------------------------------
 
--- The first answer to a command sent with an Idempotency-Key, per stream.
-CREATE TABLE IF NOT EXISTS idempotency (
+-- The outcome of a command sent with an Idempotency-Key, per caller.
+--
+-- Invariants:
+--   * a key belongs to its caller: the primary key is (stream, caller, key_hash), where
+--     caller is the tokens table's token_hash of the token that sent it. Another
+--     caller's identical key is another key.
+--   * one key, one outcome: an applied command's row is inserted in the transaction
+--     that appends its events (status 200); a refusal's row is inserted with
+--     ON CONFLICT DO NOTHING (status 4xx). Whichever commits first is the outcome.
+--   * body_hash is the sha256 of the command as the server decoded it: the same key
+--     with another body is refused (422 idempotency_mismatch).
+--   * outcome holds no secret: for 200 the versions the command appended (the events
+--     are re-read and filtered for the caller at every replay) and the new combatant's
+--     id, never a player token; for a refusal the error body.
+--   * the raw key is not stored (key_hash = sha256 of it) and never published.
+-- The table that held answers per stream (with player tokens in clear) is dropped.
+DROP TABLE IF EXISTS idempotency;
+
+CREATE TABLE IF NOT EXISTS command_keys (
   stream     text        NOT NULL,
-  key        text        NOT NULL,
-  answer     jsonb       NOT NULL,
+  caller     text        NOT NULL CHECK (caller ~ '^[0-9a-f]{64}$'),
+  key_hash   text        NOT NULL CHECK (key_hash ~ '^[0-9a-f]{64}$'),
+  body_hash  text        NOT NULL CHECK (body_hash ~ '^[0-9a-f]{64}$'),
+  status     smallint    NOT NULL CHECK (status = 200 OR status BETWEEN 400 AND 499),
+  outcome    jsonb       NOT NULL CHECK (jsonb_typeof(outcome) = 'object'),
   created_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (stream, key)
+  PRIMARY KEY (stream, caller, key_hash)
 );
 
 -- Bearer tokens, stored as hashes only.
@@ -272,7 +292,8 @@ BEGIN
   REVOKE ALL ON FUNCTION fracas_append(text, bigint, text, jsonb) FROM PUBLIC;
   GRANT EXECUTE ON FUNCTION fracas_append(text, bigint, text, jsonb) TO fracas_app;
 
-  REVOKE ALL ON idempotency, tokens, dice_seeds FROM PUBLIC, fracas_app;
-  GRANT SELECT, INSERT, UPDATE ON idempotency, tokens, dice_seeds TO fracas_app;
+  REVOKE ALL ON command_keys, tokens, dice_seeds FROM PUBLIC, fracas_app;
+  GRANT SELECT, INSERT ON command_keys TO fracas_app;
+  GRANT SELECT, INSERT, UPDATE ON tokens, dice_seeds TO fracas_app;
 END;
 $$;

@@ -35,6 +35,7 @@ class AddCombatant(Command, tag="add_combatant", frozen=True, kw_only=True):
     controller: Name | None = None
     preset: Name | None = None
     hidden: Annotated[list[Id], Meta(max_length=16)] = []  # resources only the GM sees
+    character: Id | None = None  # the War character this combatant is (War encounters only)
 
 
 class RemoveCombatant(Command, tag="remove_combatant", frozen=True, kw_only=True):

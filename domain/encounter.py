@@ -136,6 +136,8 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
     if unknown:
         raise Invalid(f"cannot hide {unknown}: the sheet's resources are {sorted(valid.resources)}")
     gm_only = [*valid.gm_only, *(r for r in c.hidden if r not in valid.gm_only)]
+    if c.character is not None and ctx.state.ledger.campaign is None:
+        raise Invalid("only an encounter opened in a War takes a War character")
     ctx.emit(
         ev.CombatantAdded(
             combatant_id=f"c{ctx.game.added + 1}",
@@ -146,6 +148,7 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
             maxima=valid.maxima,
             controller=c.controller,
             gm_only=gm_only,
+            character=c.character,
         )
     )
     added = f"c{ctx.game.added}"

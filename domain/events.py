@@ -97,6 +97,7 @@ class CombatantAdded(Event, tag="combatant_added", frozen=True, kw_only=True):
     maxima: dict[str, int] = {}
     controller: str | None = None
     gm_only: list[str] = []  # resource names hidden from players and spectators
+    character: str | None = None  # the War character it is; older streams: see carry_back
 
 
 class CombatantRemoved(Event, tag="combatant_removed", frozen=True, kw_only=True):

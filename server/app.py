@@ -43,7 +43,7 @@ from server.hub import Hub
 from server.live import WsMessage, WsServerMessage, ws_encounter
 from server.metrics import Metrics
 from server.requests import bearer, body_of, service, view_role
-from server.service import EncounterService, parse_id
+from server.service import CommandKey, EncounterService, Replayed, parse_id
 from server.simulate_api import routes as simulate_routes
 from server.store import PostgresEventStore
 
@@ -112,15 +112,24 @@ async def post_command(request: Request) -> Response:
     raw = await body_of(request)
     who = await caller(request, eid)
     command = cmd.decode_command(raw)
-    key = request.headers.get("idempotency-key")
-    if key is not None and not 1 <= len(key) <= 200:
-        raise HTTPError(400, "invalid", "Idempotency-Key must be 1 to 200 characters")
+    raw_key = request.headers.get("idempotency-key")
+    key = None
+    if raw_key is not None:
+        if not 1 <= len(raw_key) <= 200:
+            raise HTTPError(400, "invalid", "Idempotency-Key must be 1 to 200 characters")
+        token = bearer(request)
+        assert token is not None  # caller() required one
+        key = CommandKey.of(token, raw_key, command)
     answer = await service(request).execute(eid, command, who, key)
+    replayed = isinstance(answer, Replayed)
     if isinstance(command, cmd.Close):  # a War's encounter carries its outcome back
         carried = await carry_back(service(request), eid)
         if carried is not None:
             answer = {**answer, "campaign": carried}
-    return json_response(answer)
+    response = json_response(answer)
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
 
 
 async def get_me(request: Request) -> Response:

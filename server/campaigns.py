@@ -46,7 +46,9 @@ from server.store import ConcurrencyError, NewEvent, Recorded
 
 RULESET = "ranks-d100"
 RETRIES = 5
-WAR_KEY = "war:"  # command id prefix of the add_combatant of a War's character
+# Older streams said which War character a combatant was only through the command id
+# of its add_combatant ("war:<character id>"); newer ones carry `character` in the event.
+WAR_KEY = "war:"
 
 
 class CreateCampaign(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -344,9 +346,10 @@ async def open_in_war(
     for char, sheet in joining:
         added = await svc.execute(
             eid,
-            cmd.AddCombatant(name=char.name, side=_side(state, char), sheet=sheet),
+            cmd.AddCombatant(
+                name=char.name, side=_side(state, char), sheet=sheet, character=char.id
+            ),
             GM,
-            key=WAR_KEY + char.id,
         )
         answer["version"] = added["version"]
         joined.append(
@@ -376,9 +379,14 @@ async def carry_back(service: EncounterService, encounter_id: str) -> dict[str, 
     campaign_id = led.campaign
     mapping: dict[str, str] = {}  # combatant id -> character id
     for env in await service.envelopes(encounter_id):
+        if env["type"] != "combatant_added":
+            continue
+        character = env["data"].get("character")
         key = str(env["meta"].get("command_id", ""))
-        if env["type"] == "combatant_added" and key.startswith(WAR_KEY):
-            mapping[str(env["data"]["combatant_id"])] = key[len(WAR_KEY) :]
+        if character is None and key.startswith(WAR_KEY):  # streams before `character`
+            character = key[len(WAR_KEY) :]
+        if character is not None:
+            mapping[str(env["data"]["combatant_id"])] = str(character)
     luck_per_war = merged(led.settings)["luck.scope"] == "war"
     for _ in range(RETRIES):
         loaded = await load(service, campaign_id)

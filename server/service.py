@@ -2,13 +2,15 @@
 
 A conflict re-decides on fresh state a bounded number of times. Dice never get re-used
 on a retry: the roller is rebuilt from the fresh state's roll counters, so a roll number
-is drawn again only if nothing was appended with it. An Idempotency-Key is stored with
-its answer in the same transaction as the append.
+is drawn again only if nothing was appended with it. An Idempotency-Key belongs to its
+caller; an applied command's outcome is stored in the same transaction as its append, a
+refusal's right after it, so one key has one outcome.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import time
 import uuid
@@ -53,6 +55,42 @@ class Roller(dicelib.SeededRoller):
 
     def reveal(self, seed_id: str) -> bytes | None:
         return self._seeds.get(seed_id)
+
+
+class IdempotencyMismatch(Refused):
+    """The caller's key was first sent with another command body."""
+
+    status = 422
+
+    def __init__(self) -> None:
+        super().__init__(
+            "idempotency_mismatch",
+            "this Idempotency-Key was first sent with another command; use a new key",
+        )
+
+
+# Refusals that say "try again", not "no": never kept as a key's outcome.
+TRANSIENT = frozenset({"conflict", "unavailable"})
+
+
+class Replayed(dict[str, Any]):
+    """An answer given again for an Idempotency-Key (the route says so in a header)."""
+
+
+class CommandKey(msgspec.Struct, frozen=True):
+    """An Idempotency-Key as the caller's own: who sent it, its hash, the body's hash."""
+
+    caller: str  # the sending token's hash (tokens.token_hash)
+    key_hash: str
+    body_hash: str
+
+    @classmethod
+    def of(cls, token: str, key: str, command: cmd.Command) -> CommandKey:
+        return cls(
+            auth.token_hash(token),
+            hashlib.sha256(key.encode("utf-8")).hexdigest(),
+            hashlib.sha256(msgspec.json.encode(command)).hexdigest(),
+        )
 
 
 def envelope(r: Recorded) -> dict[str, Any]:
@@ -191,14 +229,19 @@ class EncounterService:
         encounter_id: str,
         command: cmd.Command,
         who: Principal,
-        key: str | None = None,
+        key: CommandKey | None = None,
     ) -> dict[str, Any]:
-        """Decide and append one command; the same `key` again returns the first answer."""
+        """Decide and append one command.
+
+        With a `key` (the caller's own Idempotency-Key) the first outcome is the only
+        one: the same caller sending the same key and body again gets the first answer,
+        re-filtered for it now, or the first refusal; another body is refused.
+        """
         stream = stream_of(encounter_id)
         if key is not None:
-            first = await self._answer(stream, key)
-            if first is not None:
-                return first
+            replay = await self._replay(encounter_id, key, who)
+            if replay is not None:
+                return replay
         self.metrics.commands[type(command).__name__] += 1
         for attempt in range(RETRIES):
             # Commands of one process on one encounter take turns: they would only
@@ -207,20 +250,36 @@ class EncounterService:
             if lock is None:
                 lock = self._writers[stream] = asyncio.Lock()
             async with lock:
-                answer = await self._attempt(encounter_id, command, who, key)
+                try:
+                    answer = await self._attempt(encounter_id, command, who, key)
+                except Refused as refusal:
+                    if key is None or refusal.code in TRANSIENT:
+                        raise
+                    # The state may refuse because this very key was applied meanwhile
+                    # (by a concurrent request, here or on another instance): its first
+                    # outcome wins. Otherwise the refusal becomes the key's outcome.
+                    await self._store_refusal(stream, key, refusal)
+                    replay = await self._replay(encounter_id, key, who)
+                    if replay is not None:
+                        return replay
+                    raise
             if answer is not None:
                 return answer
             self.metrics.conflicts += 1
             if key is not None:
-                first = await self._answer(stream, key)
-                if first is not None:
-                    return first
+                replay = await self._replay(encounter_id, key, who)
+                if replay is not None:
+                    return replay
             await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
         self.metrics.refusals["conflict"] += 1
         raise Refused("conflict", "the encounter kept changing under this command; send it again")
 
     async def _attempt(
-        self, encounter_id: str, command: cmd.Command, who: Principal, key: str | None
+        self,
+        encounter_id: str,
+        command: cmd.Command,
+        who: Principal,
+        key: CommandKey | None,
     ) -> dict[str, Any] | None:
         """Load, decide and append once; None if another writer got there first."""
         stream = stream_of(encounter_id)
@@ -242,7 +301,8 @@ class EncounterService:
         expected = state.version
         secret, hidden = secret_resources(state), set(state.ledger.hidden_rolls)
         extra: dict[str, Any] = {}
-        meta = {"actor": who.name or who.role, "command_id": key or uuid.uuid4().hex}
+        # The server's own id: a client's Idempotency-Key is never published.
+        meta = {"actor": who.name or who.role, "command_id": uuid.uuid4().hex}
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 if isinstance(command, cmd.AddCombatant):
@@ -257,27 +317,85 @@ class EncounterService:
                     **extra,
                 }
                 if key is not None:
+                    kept = {k: v for k, v in extra.items() if k != "player_token"}
+                    outcome = {
+                        "first": recorded[0].version,
+                        "last": recorded[-1].version,
+                        "extra": kept,
+                    }
                     await conn.execute(
-                        "INSERT INTO idempotency (stream, key, answer) VALUES ($1, $2, $3)",
+                        "INSERT INTO command_keys (stream, caller, key_hash, body_hash, status,"
+                        " outcome) VALUES ($1, $2, $3, $4, 200, $5)",
                         stream,
-                        key,
-                        msgspec.json.encode(answer).decode(),
+                        key.caller,
+                        key.key_hash,
+                        key.body_hash,
+                        msgspec.json.encode(outcome).decode(),
                     )
         except ConcurrencyError:
             return None
         except asyncpg.UniqueViolationError:
             # Another request with the same key won; ours rolled back whole.
-            first = await self._answer(stream, key or "")
-            if first is not None:
-                return first
+            replay = await self._replay(encounter_id, key, who) if key is not None else None
+            if replay is not None:
+                return replay
             raise
         return answer
 
-    async def _answer(self, stream: str, key: str) -> dict[str, Any] | None:
-        raw = await self.pool.fetchval(
-            "SELECT answer::text FROM idempotency WHERE stream = $1 AND key = $2", stream, key
+    async def _store_refusal(self, stream: str, key: CommandKey, refusal: Refused) -> None:
+        """Keep a refusal as the key's outcome, unless the key already has one."""
+        outcome = {"code": refusal.code, "message": refusal.message, "rule": refusal.rule}
+        await self.pool.execute(
+            "INSERT INTO command_keys (stream, caller, key_hash, body_hash, status, outcome)"
+            " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+            stream,
+            key.caller,
+            key.key_hash,
+            key.body_hash,
+            refusal.status,
+            msgspec.json.encode(outcome).decode(),
         )
-        if raw is None:
+
+    async def _replay(
+        self, encounter_id: str, key: CommandKey, who: Principal
+    ) -> dict[str, Any] | None:
+        """The key's first outcome for the caller asking now, or None if it has none.
+
+        An answer is rebuilt from the stored versions and filtered for `who` with the
+        encounter's secrets as they stand now; a refusal is raised again as it was.
+        """
+        row = await self.pool.fetchrow(
+            "SELECT body_hash, status, outcome::text AS outcome FROM command_keys"
+            " WHERE stream = $1 AND caller = $2 AND key_hash = $3",
+            stream_of(encounter_id),
+            key.caller,
+            key.key_hash,
+        )
+        if row is None:
             return None
-        answer: dict[str, Any] = msgspec.json.decode(raw)
+        if row["body_hash"] != key.body_hash:
+            raise IdempotencyMismatch()
+        outcome: dict[str, Any] = msgspec.json.decode(row["outcome"])
+        if row["status"] != 200:
+            refusal = Refused(outcome["code"], outcome["message"], outcome.get("rule"))
+            refusal.status = int(row["status"])
+            raise refusal
+        proj = await self.load(encounter_id)
+        first, last = int(outcome["first"]), int(outcome["last"])
+        envs = await self.envelopes(encounter_id, after=first - 1, upto=last)
+        shown = filter_events(
+            envs,
+            "gm" if who.role == "gm" else "public",
+            secret_resources(proj.state),
+            set(proj.state.ledger.hidden_rolls),
+        )
+        answer = Replayed(version=last, events=shown, **outcome["extra"])
+        if "combatant_id" in answer:
+            # A player token is shown once and never stored in clear.
+            answer["player_token"] = None
+            answer["player_link"] = (
+                f"not kept: POST /api/encounters/{encounter_id}/tokens "
+                f'{{"role": "player", "combatants": ["{answer["combatant_id"]}"]}}'
+                " issues a new link"
+            )
         return answer

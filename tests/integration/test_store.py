@@ -303,7 +303,11 @@ async def test_an_append_after_other_writes_in_its_transaction_does_not_let_read
     async with pool.acquire() as a, pool.acquire() as b:
         a_tx, b_tx = a.transaction(), b.transaction()
         await a_tx.start()
-        await a.execute("INSERT INTO idempotency VALUES ($1, 'k', '{}')", a_stream)
+        await a.execute(  # any write that gives A its transaction id first
+            "INSERT INTO tokens (token_hash, encounter, role)"
+            " VALUES ($1, gen_random_uuid(), 'spectator')",
+            a_stream,
+        )
         await b_tx.start()
         [b_event] = await store.append(b_stream, 0, [hit(1)], META, conn=b)
         [a_event] = await store.append(a_stream, 0, [hit(2)], META, conn=a)
