@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+from asyncpg.pool import PoolConnectionProxy
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema.sql"
 APP_ROLE = "fracas_app"
@@ -35,7 +36,9 @@ def resolve_database_url(
     return start_embedded(home)
 
 
-async def apply_schema(target: asyncpg.Pool[Any] | asyncpg.Connection[Any]) -> None:
+async def apply_schema(
+    target: asyncpg.Pool[Any] | asyncpg.Connection[Any] | PoolConnectionProxy[Any],
+) -> None:
     """Run schema.sql in one transaction (idempotent; safe from two processes at once)."""
     sql = SCHEMA_PATH.read_text(encoding="utf-8")
     if isinstance(target, asyncpg.Pool):

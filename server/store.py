@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -299,7 +299,7 @@ async def tail(
     limit: int = 1000,
     tick: float = 1.0,
     wakes: Subscription | None = None,
-) -> AsyncIterator[Recorded]:
+) -> AsyncGenerator[Recorded, None]:
     """Every event after `after_position`, in position order, without end.
 
     Listens first, then reads; sleeps only when a read came back short. Pass `wakes`

@@ -265,9 +265,11 @@ async def test_a_tailing_reader_sees_every_event_once_in_position_order(
                     return seen
         raise AssertionError("tail ended")
 
-    seen, *_ = await asyncio.wait_for(
+    results = await asyncio.wait_for(
         asyncio.gather(reader(), *(writer(sizes) for sizes in plans)), timeout=60
     )
+    seen = results[0]
+    assert seen is not None
 
     positions = [e.position for e in seen]
     assert positions == sorted(set(positions))
@@ -285,6 +287,7 @@ async def test_a_reader_does_not_see_past_an_append_that_has_not_committed(
         await transaction.start()
         slow_row = await conn.fetchrow(APPEND, slow, GENESIS, payload)
         [fast_event] = await store.append(fast, 0, [hit(1)], META)
+        assert slow_row is not None
         assert fast_event.position > slow_row["positions"][0]
 
         assert [e for e in await store.read_all(start) if e.stream in (slow, fast)] == []

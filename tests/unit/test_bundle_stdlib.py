@@ -55,7 +55,8 @@ def closed_fight_bundle() -> dict[str, Any]:
         }
         env["hash"] = prev = link(prev, env)
         envelopes.append(env)
-    return json.loads(json.dumps(bundle(ENCOUNTER, envelopes)))  # as a file would carry it
+    carried: dict[str, Any] = json.loads(json.dumps(bundle(ENCOUNTER, envelopes)))
+    return carried  # as a file would carry it
 
 
 def stdlib_check(b: dict[str, Any]) -> list[str]:
@@ -78,7 +79,7 @@ def stdlib_check(b: dict[str, Any]) -> list[str]:
     for t, d in data:
         if t != "die_rolled" or d["source"] != "server":
             continue
-        seed, words = seeds[d["seed_id"]], []
+        seed, words = seeds[d["seed_id"]], list[int]()
         i = 0
         while len(words) < 4 * len(d["sizes"]) + 64:
             msg = f"{b['encounter']}:{d['client_seed']}:{d['roll']}:{i}".encode()

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from encounter_table import EncounterTable
 
 from domain import commands as cmd
 from domain import events as ev
@@ -19,6 +18,7 @@ from domain.encounter import open_encounter
 from domain.errors import Refused
 from domain.rules import REGISTRY
 from domain.state import GM, Principal
+from tests.unit.encounter_table import EncounterTable
 
 RULES = REGISTRY["d20-na"]
 SWORD = {"name": "sword", "dmg": 5, "parry": 6}
@@ -463,7 +463,8 @@ def test_NA_19_no_off_hand_weapon_with_a_shield() -> None:
 @pytest.mark.parametrize("flag", ["sneak", "from_back"])
 def test_NA_20_sneak_attacks_and_attacks_from_behind_cannot_be_defended(flag: str) -> None:
     table, a, b = duel()
-    events = table.act(a, "attack", b, [5, 15], **{flag: True})
+    flags: dict[str, Any] = {flag: True}
+    events = table.act(a, "attack", b, [5, 15], **flags)
     assert not of(events, ev.ReactionAwaited)
     assert of(events, ev.ActionResolved)[0].detail["undefended"] == "NA-20"
     assert table.hp(b) == 100 - 20

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_ranks_support import Table, master, servant
 
 from domain import campaign as war
 from domain.errors import Refused
+from tests.unit.test_ranks_support import Table, master, servant
 
 
 class War:

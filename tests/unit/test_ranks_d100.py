@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_ranks_support import Table, checks, duel, master, of_type, only_check, servant
 
 from domain import commands as cmd
 from domain import events as ev
 from domain.errors import Invalid
 from domain.rules.ranks_settings import merged
 from domain.rules.ranks_sheet import validate
+from tests.unit.test_ranks_support import Table, checks, duel, master, of_type, only_check, servant
 
 
 def pass_turn(t: Table) -> None:
@@ -469,7 +469,8 @@ def test_RK_46_a_servant_outlives_its_master_by_its_mana_tours() -> None:
     next_round(t)  # Tour 2
     assert t.c(s).out is None
     next_round(t)
-    assert t.c(s).out is not None and "RK-46" in t.c(s).out
+    out = t.c(s).out
+    assert out is not None and "RK-46" in out
 
 
 def test_RK_48_every_servant_can_cast() -> None:

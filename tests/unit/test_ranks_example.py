@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_ranks_support import Table, duel, master, of_type, only_check, servant
 
 from domain import commands as cmd
 from domain import events as ev
 from domain.evolve import replay
+from tests.unit.test_ranks_support import Table, duel, master, of_type, only_check, servant
 
 AS_PRINTED = {"tables": {"reduction.master.B": 30}}
 

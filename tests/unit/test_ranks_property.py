@@ -7,7 +7,6 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_ranks_support import ENCOUNTER, master, servant
 
 from domain import commands as cmd
 from domain import events as ev
@@ -16,6 +15,7 @@ from domain.encounter import decide, open_encounter
 from domain.errors import Refused
 from domain.evolve import replay
 from domain.state import EncounterState
+from tests.unit.test_ranks_support import ENCOUNTER, master, servant
 
 FLURRY = {"name": "Flurry", "rank": "D", "chain": 3, "hit_damage": 15, "chain_bonus": 5}
 ROSTER: list[tuple[str, str, dict[str, Any]]] = [

@@ -3,8 +3,9 @@ RK-23..RK-58, RK-70, RK-AMB-3, RK-AMB-4)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from test_ranks_support import duel, master, only_check, servant
 
 from domain.errors import Invalid
 from domain.rules.ranks_settings import merged
@@ -19,6 +20,7 @@ from domain.rules.ranks_tables import (
     parse_rank,
     value,
 )
+from tests.unit.test_ranks_support import duel, master, only_check, servant
 
 RANKS = list(LETTERS)
 
@@ -142,7 +144,7 @@ RK13_CELLS = [
 @pytest.mark.parametrize(("rank", "expected"), RK13_CELLS)
 def test_RK_13_threshold_with_half_ranks(rank: str, expected: int) -> None:
     t, a, b = duel(master(STR=rank), master())
-    options = {"activate": ["STR"]} if "+" in rank else {}
+    options: dict[str, Any] = {"activate": ["STR"]} if "+" in rank else {}
     check = only_check(t.act(a, "attack_physical", 1 + 5, target=b, **options))
     assert check.threshold == expected
     rules = {m.rule for m in check.modifiers}

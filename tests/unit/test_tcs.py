@@ -8,12 +8,12 @@ each test's d100 (attack, last stand, friendly-fire pick...).
 from __future__ import annotations
 
 import pytest
-from test_tcs_support import BOW, QUIET, SWORD, Table, checks, duel, of, refused
 
 from domain import commands as cmd
 from domain import events as ev
 from domain.errors import Invalid
 from domain.rules import REGISTRY
+from tests.unit.test_tcs_support import BOW, QUIET, SWORD, Table, checks, duel, of, refused
 
 RULES = REGISTRY["d100-tcs"]
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_tcs_support import SPEAR, Table, checks, duel, refused
 
 from domain import commands as cmd
+from tests.unit.test_tcs_support import SPEAR, Table, checks, duel, refused
 
 
 def armor(pr: int, pp: int, **over: Any) -> dict[str, Any]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_tcs_support import BOW, QUIET, Table, checks, duel, of, refused
 
 from domain import commands as cmd
 from domain import events as ev
+from tests.unit.test_tcs_support import BOW, QUIET, Table, checks, duel, of, refused
 
 
 def low(morale: int) -> dict[str, Any]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from encounter_table import EncounterTable
-
 from domain import commands as cmd
 from domain import events as ev
 from domain.errors import Refused
+from tests.unit.encounter_table import EncounterTable
 
 SWORD = {"name": "sword", "damage": 6}
 SPEAR = {"name": "spear", "piercing": [4, 2]}
