@@ -11,9 +11,10 @@ Encounters report back with `settle_character` (HP, mana, Luck uses left, switch
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import reduce
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 import msgspec
 from msgspec import Meta
@@ -21,6 +22,7 @@ from msgspec import Meta
 from domain.errors import Invalid, NotFound, Refused
 from domain.rules.ranks_settings import SETTINGS, merged
 from domain.rules.ranks_sheet import validate
+from domain.state import Game
 
 UPKEEP_BY_RARITY = (5, 10, 15, 20, 25)  # RK-28: R1..R5
 BERSERKER_SURCHARGE = 10  # RK-29
@@ -111,6 +113,31 @@ class CharacterSettled(CampaignEvent, tag="character_settled", frozen=True, kw_o
     mana: int
     luck: int
     half_ranks_used: list[str] = []
+
+
+AnyCampaignEvent = (
+    WarOpened
+    | CharacterEnrolled
+    | DayStarted
+    | PoolsRecovered
+    | UpkeepPaid
+    | SidelinedForTheDay
+    | ManaTransferred
+    | CharacterSettled
+)
+# Every War event by its stored tag, named once (as the encounter's events are).
+EVENTS: dict[str, type[CampaignEvent]] = {
+    str(cls.__struct_config__.tag): cls for cls in get_args(AnyCampaignEvent)
+}
+
+
+def event_from(tag: str, data: Mapping[str, Any]) -> CampaignEvent:
+    """The War event a stored row holds. An unknown tag raises: a War folded without one
+    of its events would diverge quietly."""
+    cls = EVENTS.get(tag)
+    if cls is None:
+        raise ValueError(f"unknown War event type {tag!r}")
+    return msgspec.convert(data, cls)
 
 
 # --- commands -------------------------------------------------------------------------
@@ -378,3 +405,79 @@ def encounter_sheet(state: CampaignState, char: Character) -> dict[str, Any]:
         "luck_left": char.resources["luck"],
         "half_ranks_used": list(char.half_ranks_used),
     }
+
+
+# --- a War's encounters ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Joining:
+    """A character who joins the War's next encounter, and how it is added."""
+
+    character: Character
+    side: str
+    sheet: dict[str, Any]
+
+
+def takes_part(char: Character) -> bool:
+    """Alive, not sidelined for the Day, and with mana left (RK-25, RK-26)."""
+    return not char.dead and not char.sidelined and char.resources["mana"] > 0
+
+
+def side_of(state: CampaignState, char: Character) -> str:
+    """A Master and its Servant fight on one side, named after the Master."""
+    master = state.characters.get(char.master) if char.master else None
+    return master.name if master is not None else char.name
+
+
+def joining(state: CampaignState) -> list[Joining]:
+    """Who joins an encounter opened in the War now, in enrollment order."""
+    return [
+        Joining(c, side_of(state, c), encounter_sheet(state, c))
+        for c in state.characters.values()
+        if takes_part(c)
+    ]
+
+
+def _pool(value: int, top: int) -> int:
+    return max(0, min(value, top))
+
+
+def settlements(
+    state: CampaignState,
+    game: Game,
+    settings: Mapping[str, Any],
+    legacy: Mapping[str, str] | None = None,
+) -> list[CampaignEvent]:
+    """What a closed encounter carries back into the War: per character who fought in it,
+    HP, mana and (with Luck per War, RK-51) Luck uses, capped at the War's maxima, and the
+    half-ranks switched on (RK-8, added to those already used today).
+
+    A combatant names its character (`character`); `legacy` maps combatant ids to
+    characters for streams written before it did.
+    """
+    luck_per_war = merged(dict(settings))["luck.scope"] == "war"
+    events: list[CampaignEvent] = []
+    for cid, c in game.combatants.items():
+        char_id = c.character or (legacy or {}).get(cid)
+        char = state.characters.get(char_id) if char_id else None
+        if char is None:
+            continue
+        used = {
+            key.split(".", 1)[1]
+            for (who, key), (_scope, uses) in game.limits.items()
+            if who == cid and key.startswith("half_rank.") and uses > 0
+        }
+        top, res = char.maxima, char.resources
+        luck = c.resources.get("luck", res["luck"])
+        events += decide(
+            state,
+            SettleCharacter(
+                character_id=char.id,
+                hp=_pool(c.resources.get("hp", res["hp"]), top["hp"]),
+                mana=_pool(c.resources.get("mana", res["mana"]), top["mana"]),
+                luck=_pool(luck, top["luck"]) if luck_per_war else res["luck"],
+                half_ranks_used=sorted(used | set(char.half_ranks_used)),
+            ),
+        )
+    return events

@@ -119,6 +119,7 @@ def _added(game: Game, e: ev.CombatantAdded) -> None:
         dict(e.maxima),
         e.controller,
         list(e.gm_only),
+        character=e.character,
     )
 
 

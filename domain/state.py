@@ -47,6 +47,7 @@ class Combatant:
     status: dict[str, Any] = field(default_factory=dict)
     out: str | None = None  # why the combatant is out of the fight, if it is
     out_rule: str | None = None  # the rule that put it out
+    character: str | None = None  # the War character it is, in a War's encounter
 
     def clone(self) -> Combatant:
         return Combatant(
@@ -61,6 +62,7 @@ class Combatant:
             dict(self.status),
             self.out,
             self.out_rule,
+            self.character,
         )
 
 

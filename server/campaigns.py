@@ -13,10 +13,12 @@ Routes (exported as `routes`):
 Encounters in a War (`POST /api/encounters` with `campaign`): `open_in_war` checks the
 War's GM token, opens the encounter with the War's ranks-d100 settings under the given
 ones, and adds every character able to take part today (not dead, not sidelined, some
-mana left) with `encounter_sheet()`. Each `add_combatant` is appended with the command id
-`war:<character id>`, which is how `carry_back` later maps combatants to characters.
-On `close`, `carry_back` appends one `character_settled` per character, in one batch
-whose meta names the encounter: a second carry-back sees it and appends nothing.
+mana left: `domain.campaign.joining`). Each `add_combatant` names its `character`, which is
+how the carry-back maps combatants to characters (older streams: a `war:<character id>`
+command id). On `close`, `carry_back` appends what `domain.campaign.settlements` decides,
+one `character_settled` per character, in one batch whose meta names the encounter: a
+second carry-back sees it and appends nothing. The server only loads, decides, appends
+and retries.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from domain import commands as cmd
 from domain.encounter import check_settings
 from domain.errors import Forbidden, Invalid, NotFound, Refused
 from domain.rules import REGISTRY
-from domain.rules.ranks_settings import SETTINGS, merged
+from domain.rules.ranks_settings import SETTINGS
 from domain.state import GM
 from server import auth
 from server.errors import HTTPError, json_response
@@ -76,21 +78,6 @@ WarCommand = war.Enroll | war.NewDay | war.TransferMana | war.SettleCharacter | 
 _command_decoder = msgspec.json.Decoder(WarCommand)
 
 
-def _event_types() -> dict[str, type[war.CampaignEvent]]:
-    found: dict[str, type[war.CampaignEvent]] = {}
-    todo = list(war.CampaignEvent.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        tag = cls.__struct_config__.tag
-        if isinstance(tag, str):
-            found[tag] = cls
-        todo.extend(cls.__subclasses__())
-    return found
-
-
-EVENT_TYPES = _event_types()
-
-
 def stream_of(campaign_id: str) -> str:
     return f"campaign-{campaign_id}"
 
@@ -108,10 +95,6 @@ def event_data(event: war.CampaignEvent) -> NewEvent:
     return NewEvent(str(raw.pop("type")), raw)
 
 
-def event_of(record: Recorded) -> war.CampaignEvent | None:
-    """The War event a stored row holds (None for a type this server does not know)."""
-    cls = EVENT_TYPES.get(record.type)
-    return None if cls is None else msgspec.convert(record.data, cls)
 
 
 @dataclass
@@ -135,9 +118,7 @@ async def load(svc: EncounterService, campaign_id: str) -> War:
         raise NotFound(f"no War {campaign_id}")
     state = war.CampaignState()
     for r in records:
-        event = event_of(r)
-        if event is not None:
-            war.evolve(state, event)
+        war.evolve(state, war.event_from(r.type, r.data))
     return War(campaign_id, state, records[-1].version, records)
 
 
@@ -302,17 +283,6 @@ routes: list[Route] = [
 # --- encounters in a War --------------------------------------------------------------
 
 
-def _takes_part(char: war.Character) -> bool:
-    """Alive, not sidelined for the Day, and with mana left (RK-25, RK-26)."""
-    return not char.dead and not char.sidelined and char.resources["mana"] > 0
-
-
-def _side(state: war.CampaignState, char: war.Character) -> str:
-    """A Master and its Servant fight on one side, named after the Master."""
-    master = state.characters.get(char.master) if char.master else None
-    return master.name if master is not None else char.name
-
-
 async def open_in_war(
     svc: EncounterService,
     token: str | None,
@@ -335,20 +305,17 @@ async def open_in_war(
     combined = {**_ranks_settings(loaded.state), **settings}
     check_settings(rules, combined)
     state = loaded.state
-    joining = [
-        (c, war.encounter_sheet(state, c)) for c in state.characters.values() if _takes_part(c)
-    ]
-    for _, sheet in joining:
-        rules.validate_sheet(sheet, combined)
+    joining = war.joining(state)
+    for j in joining:
+        rules.validate_sheet(j.sheet, combined)
     answer = await svc.create(ruleset, name, combined, campaign_id)
     eid = answer["id"]
     joined: list[dict[str, Any]] = []
-    for char, sheet in joining:
+    for j in joining:
+        char = j.character
         added = await svc.execute(
             eid,
-            cmd.AddCombatant(
-                name=char.name, side=_side(state, char), sheet=sheet, character=char.id
-            ),
+            cmd.AddCombatant(name=char.name, side=j.side, sheet=j.sheet, character=char.id),
             GM,
         )
         answer["version"] = added["version"]
@@ -363,10 +330,6 @@ async def open_in_war(
     return {**answer, "campaign": campaign_id, "combatants": joined}
 
 
-def _pool(value: int, top: int) -> int:
-    return max(0, min(value, top))
-
-
 async def carry_back(service: EncounterService, encounter_id: str) -> dict[str, Any] | None:
     """Carry a closed War encounter's HP, mana, Luck uses and half-ranks used back into
     the War; None if the encounter is not a War's or is still open. Idempotent: the batch
@@ -377,44 +340,16 @@ async def carry_back(service: EncounterService, encounter_id: str) -> dict[str, 
     if led.campaign is None or not led.closed:
         return None
     campaign_id = led.campaign
-    mapping: dict[str, str] = {}  # combatant id -> character id
+    legacy: dict[str, str] = {}  # streams before `character`: the add's command id
     for env in await service.envelopes(encounter_id):
-        if env["type"] != "combatant_added":
-            continue
-        character = env["data"].get("character")
         key = str(env["meta"].get("command_id", ""))
-        if character is None and key.startswith(WAR_KEY):  # streams before `character`
-            character = key[len(WAR_KEY) :]
-        if character is not None:
-            mapping[str(env["data"]["combatant_id"])] = str(character)
-    luck_per_war = merged(led.settings)["luck.scope"] == "war"
+        if env["type"] == "combatant_added" and key.startswith(WAR_KEY):
+            legacy[str(env["data"]["combatant_id"])] = key[len(WAR_KEY) :]
     for _ in range(RETRIES):
         loaded = await load(service, campaign_id)
         if encounter_id in loaded.carried():
             return {"id": campaign_id, "version": loaded.version, "carried": False}
-        state = loaded.state
-        events: list[war.CampaignEvent] = []
-        for cid, char_id in mapping.items():
-            c, char = game.combatants.get(cid), state.characters.get(char_id)
-            if c is None or char is None:
-                continue
-            used = {
-                key.split(".", 1)[1]
-                for (who, key), (_scope, uses) in game.limits.items()
-                if who == cid and key.startswith("half_rank.") and uses > 0
-            }
-            top = char.maxima
-            luck = c.resources.get("luck", char.resources["luck"])
-            events += war.decide(
-                state,
-                war.SettleCharacter(
-                    character_id=char.id,
-                    hp=_pool(c.resources.get("hp", char.resources["hp"]), top["hp"]),
-                    mana=_pool(c.resources.get("mana", char.resources["mana"]), top["mana"]),
-                    luck=_pool(luck, top["luck"]) if luck_per_war else char.resources["luck"],
-                    half_ranks_used=sorted(used | set(char.half_ranks_used)),
-                ),
-            )
+        events = war.settlements(loaded.state, game, led.settings, legacy)
         if not events:
             return {"id": campaign_id, "version": loaded.version, "carried": False}
         meta = {"actor": "gm", "command_id": f"carry-back:{encounter_id}"}

@@ -145,3 +145,135 @@ def test_RK_25_settling_a_dead_character_cannot_bring_it_back() -> None:
     with pytest.raises(Refused) as caught:
         w.do(war.SettleCharacter(character_id=j1, hp=40, mana=10, luck=1))
     assert caught.value.rule == "RK-25"
+
+
+# --- a War's encounters: who joins, what is carried back (no database) -----------------
+
+
+def war_encounter(w: War) -> tuple[Any, dict[str, str]]:
+    """An encounter opened in `w` with everyone who may join; combatant id by character."""
+    from domain import commands as cmd
+    from domain.dice import FixedRoller
+    from domain.encounter import decide_and_fold, open_encounter
+    from domain.evolve import replay
+    from domain.state import GM
+
+    state = replay(open_encounter("e", "ranks-d100", "t", {}, {}, campaign="w1"))
+    ids: dict[str, str] = {}
+    for j in war.joining(w.state):
+        add = cmd.AddCombatant(
+            name=j.character.name, side=j.side, sheet=j.sheet, character=j.character.id
+        )
+        _, state = decide_and_fold(state, add, FixedRoller([]), GM)
+        ids[j.character.id] = f"c{state.game.added}"
+    return state, ids
+
+
+def settled(events: list[war.CampaignEvent]) -> list[str]:
+    return [e.character_id for e in events if isinstance(e, war.CharacterSettled)]
+
+
+def test_RK_25_RK_26_the_dead_and_the_sidelined_do_not_join_and_servants_side_with_masters(
+) -> None:
+    w = War()
+    m = w.enroll("M", master())
+    s = w.enroll("S", servant(), master=m)
+    dead = w.enroll("D", master())
+    w.do(war.SettleCharacter(character_id=dead, hp=0, mana=20, luck=3))
+    dry = w.enroll("Dry", master())
+    w.do(war.SettleCharacter(character_id=dry, hp=10, mana=0, luck=3))
+
+    joined = war.joining(w.state)
+
+    assert [j.character.id for j in joined] == [m, s]
+    assert [j.side for j in joined] == ["M", "M"]
+    assert joined[1].sheet["master"] == "M"
+
+
+def test_RK_24_a_closed_encounter_settles_hp_and_mana_of_the_characters_who_fought() -> None:
+    w = War()
+    m = w.enroll("M", master())
+    state, ids = war_encounter(w)
+    c = state.game.combatants[ids[m]]
+    c.resources["hp"], c.resources["mana"] = 12, 7
+
+    [settled] = war.settlements(w.state, state.game, {})
+
+    assert isinstance(settled, war.CharacterSettled)
+    assert (settled.character_id, settled.hp, settled.mana) == (m, 12, 7)
+
+
+def test_RK_51_luck_is_carried_back_only_when_it_lasts_the_war() -> None:
+    w = War()
+    m = w.enroll("M", master(LCK="B"))
+    state, ids = war_encounter(w)
+    state.game.combatants[ids[m]].resources["luck"] = 1
+
+    [per_war] = war.settlements(w.state, state.game, {"luck.scope": "war"})
+    [per_encounter] = war.settlements(w.state, state.game, {"luck.scope": "encounter"})
+
+    assert isinstance(per_war, war.CharacterSettled)
+    assert isinstance(per_encounter, war.CharacterSettled)
+    assert per_war.luck == 1
+    assert per_encounter.luck == w.pools(m)["luck"]
+
+
+def test_RK_8_half_ranks_switched_on_in_the_encounter_are_carried_back_as_used() -> None:
+    w = War()
+    m = w.enroll("M", master())
+    w.do(war.SettleCharacter(character_id=m, hp=60, mana=60, luck=3, half_ranks_used=["END"]))
+    state, ids = war_encounter(w)
+    state.game.limits[(ids[m], "half_rank.STR")] = ("rp", 1)
+
+    [settled] = war.settlements(w.state, state.game, {})
+
+    assert isinstance(settled, war.CharacterSettled)
+    assert settled.half_ranks_used == ["END", "STR"]
+
+
+def test_pools_carried_back_are_capped_at_the_wars_maxima_and_never_negative() -> None:
+    w = War()
+    m = w.enroll("M", master())
+    state, ids = war_encounter(w)
+    c = state.game.combatants[ids[m]]
+    c.resources["hp"], c.resources["mana"] = 10_000, -5
+
+    [settled] = war.settlements(w.state, state.game, {})
+
+    assert isinstance(settled, war.CharacterSettled)
+    assert (settled.hp, settled.mana) == (w.state.characters[m].maxima["hp"], 0)
+
+
+def test_a_combatant_who_is_no_war_character_is_not_settled_and_old_streams_map_by_key(
+) -> None:
+    from domain import commands as cmd
+    from domain.dice import FixedRoller
+    from domain.encounter import decide_and_fold
+    from domain.state import GM
+
+    w = War()
+    m = w.enroll("M", master())
+    state, ids = war_encounter(w)
+    _, state = decide_and_fold(
+        state, cmd.AddCombatant(name="Guard", side="x", sheet=master()), FixedRoller([]), GM
+    )
+    assert settled(war.settlements(w.state, state.game, {})) == [m]
+
+    state.game.combatants[ids[m]].character = None  # as a stream from before `character`
+    assert war.settlements(w.state, state.game, {}) == []
+    assert settled(war.settlements(w.state, state.game, {}, legacy={ids[m]: m})) == [m]
+
+
+def test_an_unknown_war_event_type_raises_rather_than_being_skipped() -> None:
+    with pytest.raises(ValueError, match="unknown War event"):
+        war.event_from("war_dissolved", {})
+    opened = war.event_from("war_opened", {"campaign_id": "w", "name": "n"})
+    assert isinstance(opened, war.WarOpened)
+
+
+def test_a_war_character_cannot_join_an_encounter_outside_a_war() -> None:
+    from domain import commands as cmd
+    from domain.errors import Invalid
+
+    with pytest.raises(Invalid):
+        Table().do(cmd.AddCombatant(name="M", side="a", sheet=master(), character="ch1"))
