@@ -28,7 +28,7 @@ from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
 from server import db, ruletext
-from server.campaigns import carry_back, open_in_war
+from server.campaigns import open_in_war, settling
 from server.campaigns import routes as campaign_routes
 from server.errors import (
     HTTPError,
@@ -120,12 +120,11 @@ async def post_command(request: Request) -> Response:
         token = bearer(request)
         assert token is not None  # caller() required one
         key = CommandKey.of(token, raw_key, command)
-    answer = await service(request).execute(eid, command, who, key)
+    svc = service(request)
+    # A War's encounter carries its outcome back in the transaction that closes it.
+    then = settling(svc, eid) if isinstance(command, cmd.Close) else None
+    answer = await svc.execute(eid, command, who, key, then)
     replayed = isinstance(answer, Replayed)
-    if isinstance(command, cmd.Close):  # a War's encounter carries its outcome back
-        carried = await carry_back(service(request), eid)
-        if carried is not None:
-            answer = {**answer, "campaign": carried}
     response = json_response(answer)
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"

@@ -15,10 +15,11 @@ War's GM token, opens the encounter with the War's ranks-d100 settings under the
 ones, and adds every character able to take part today (not dead, not sidelined, some
 mana left: `domain.campaign.joining`). Each `add_combatant` names its `character`, which is
 how the carry-back maps combatants to characters (older streams: a `war:<character id>`
-command id). On `close`, `carry_back` appends what `domain.campaign.settlements` decides,
-one `character_settled` per character, in one batch whose meta names the encounter: a
-second carry-back sees it and appends nothing. The server only loads, decides, appends
-and retries.
+command id). The `close` of such an encounter appends, in its own transaction, what
+`domain.campaign.settlements` decides to the War (`settling`): one `character_settled`
+per character, in one batch whose meta names the encounter, so a close never lands
+without its carry-back, and a second carry-back sees it and appends nothing. The server
+only loads, decides, appends and retries.
 """
 
 from __future__ import annotations
@@ -39,11 +40,11 @@ from domain.encounter import check_settings
 from domain.errors import Forbidden, Invalid, NotFound, Refused
 from domain.rules import REGISTRY
 from domain.rules.ranks_settings import SETTINGS
-from domain.state import GM
+from domain.state import GM, EncounterState
 from server import auth
 from server.errors import HTTPError, json_response
 from server.requests import bearer, body_of, service
-from server.service import EncounterService, envelope, parse_id
+from server.service import EncounterService, Then, envelope, parse_id
 from server.store import ConcurrencyError, NewEvent, Recorded
 
 RULESET = "ranks-d100"
@@ -330,34 +331,48 @@ async def open_in_war(
     return {**answer, "campaign": campaign_id, "combatants": joined}
 
 
-async def carry_back(service: EncounterService, encounter_id: str) -> dict[str, Any] | None:
-    """Carry a closed War encounter's HP, mana, Luck uses and half-ranks used back into
-    the War; None if the encounter is not a War's or is still open. Idempotent: the batch
-    is appended with the encounter id in its meta, and a War that has one is left alone.
-    """
-    proj = await service.load(encounter_id)
-    led, game = proj.state.ledger, proj.state.game
+async def settle_in_war(
+    service: EncounterService, encounter_id: str, state: EncounterState, conn: Any = None
+) -> dict[str, Any] | None:
+    """Append a closed War encounter's settlements to its War (on `conn`, joining the
+    transaction that closes it); None if the encounter is not a War's or is still open.
+    Raises ConcurrencyError if the War moved on since it was read."""
+    led = state.ledger
     if led.campaign is None or not led.closed:
         return None
     campaign_id = led.campaign
+    loaded = await load(service, campaign_id)
+    if encounter_id in loaded.carried():
+        return {"id": campaign_id, "version": loaded.version, "carried": False}
     legacy: dict[str, str] = {}  # streams before `character`: the add's command id
     for env in await service.envelopes(encounter_id):
         key = str(env["meta"].get("command_id", ""))
         if env["type"] == "combatant_added" and key.startswith(WAR_KEY):
             legacy[str(env["data"]["combatant_id"])] = key[len(WAR_KEY) :]
+    events = war.settlements(loaded.state, state.game, led.settings, legacy)
+    if not events:
+        return {"id": campaign_id, "version": loaded.version, "carried": False}
+    meta = {"actor": "gm", "command_id": uuid.uuid4().hex, "encounter": encounter_id}
+    recorded = await _append(service, campaign_id, loaded.version, events, meta, conn)
+    return {"id": campaign_id, "version": recorded[-1].version, "carried": True}
+
+
+def settling(service: EncounterService, encounter_id: str) -> Then:
+    """The `then` of a `close`: its War (if any) takes the outcome in the same transaction."""
+
+    async def then(conn: Any, state: EncounterState) -> dict[str, Any] | None:
+        return await settle_in_war(service, encounter_id, state, conn)
+
+    return then
+
+
+async def carry_back(service: EncounterService, encounter_id: str) -> dict[str, Any] | None:
+    """Carry a closed War encounter back again (the War's `carry_back` command): a no-op
+    once done, as the War's batch names the encounter in its meta."""
     for _ in range(RETRIES):
-        loaded = await load(service, campaign_id)
-        if encounter_id in loaded.carried():
-            return {"id": campaign_id, "version": loaded.version, "carried": False}
-        events = war.settlements(loaded.state, game, led.settings, legacy)
-        if not events:
-            return {"id": campaign_id, "version": loaded.version, "carried": False}
-        meta = {"actor": "gm", "command_id": f"carry-back:{encounter_id}"}
+        proj = await service.load(encounter_id)
         try:
-            recorded = await _append(
-                service, campaign_id, loaded.version, events, {**meta, "encounter": encounter_id}
-            )
+            return await settle_in_war(service, encounter_id, proj.state)
         except ConcurrencyError:
             continue
-        return {"id": campaign_id, "version": recorded[-1].version, "carried": True}
     raise Refused("conflict", "the War kept changing while carrying the encounter back")

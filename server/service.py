@@ -16,6 +16,7 @@ import time
 import uuid
 import weakref
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import asyncpg
@@ -23,10 +24,10 @@ import msgspec
 
 from domain import commands as cmd
 from domain import dice as dicelib
-from domain.encounter import decide, open_encounter
+from domain.encounter import decide_and_fold, open_encounter
 from domain.errors import NotFound, Refused
 from domain.events import event_data
-from domain.state import Principal
+from domain.state import EncounterState, Principal
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server import auth
@@ -68,6 +69,11 @@ class IdempotencyMismatch(Refused):
             "this Idempotency-Key was first sent with another command; use a new key",
         )
 
+
+# Runs inside a command's append transaction with the state its events lead to; what it
+# answers joins the command's answer as "campaign" (a War encounter's close carries its
+# outcome back in the same transaction). It may raise ConcurrencyError: all is retried.
+Then = Callable[[Any, EncounterState], Awaitable[dict[str, Any] | None]]
 
 # Refusals that say "try again", not "no": never kept as a key's outcome.
 TRANSIENT = frozenset({"conflict", "unavailable"})
@@ -230,8 +236,9 @@ class EncounterService:
         command: cmd.Command,
         who: Principal,
         key: CommandKey | None = None,
+        then: Then | None = None,
     ) -> dict[str, Any]:
-        """Decide and append one command.
+        """Decide and append one command (and `then`, in the same transaction).
 
         With a `key` (the caller's own Idempotency-Key) the first outcome is the only
         one: the same caller sending the same key and body again gets the first answer,
@@ -251,7 +258,7 @@ class EncounterService:
                 lock = self._writers[stream] = asyncio.Lock()
             async with lock:
                 try:
-                    answer = await self._attempt(encounter_id, command, who, key)
+                    answer = await self._attempt(encounter_id, command, who, key, then)
                 except Refused as refusal:
                     if key is None or refusal.code in TRANSIENT:
                         raise
@@ -280,6 +287,7 @@ class EncounterService:
         command: cmd.Command,
         who: Principal,
         key: CommandKey | None,
+        then: Then | None = None,
     ) -> dict[str, Any] | None:
         """Load, decide and append once; None if another writer got there first."""
         stream = stream_of(encounter_id)
@@ -292,7 +300,7 @@ class EncounterService:
             dicelib.client_seed(state.ledger.entropy),
         )
         try:
-            events = decide(state, command, roller, who)
+            events, after = decide_and_fold(state, command, roller, who)
         except Refused as refusal:
             self.metrics.refusals[refusal.code] += 1
             raise
@@ -310,6 +318,10 @@ class EncounterService:
                     extra["combatant_id"] = cid
                     extra["player_token"] = await auth.issue(conn, encounter_id, "player", [cid])
                 recorded = await self._append(conn, encounter_id, expected, events, meta)
+                if then is not None:
+                    joined = await then(conn, after)
+                    if joined is not None:
+                        extra["campaign"] = joined
                 role = "gm" if who.role == "gm" else "public"
                 answer = {
                     "version": recorded[-1].version,

@@ -68,3 +68,39 @@ async def test_a_decision_overtaken_by_another_process_is_made_again_not_appende
     assert rolls == [("other", 1), ("mine", 2)]  # decided again: roll 1 is not drawn twice
     assert verify(envelopes, eid)["chain"] is True
     assert mine.metrics.conflicts == 1
+
+
+async def test_what_a_close_does_then_shares_its_transaction_and_a_conflict_there_retries_both(
+    pool: asyncpg.Pool[Any],
+) -> None:
+    """A War's carry-back runs as the `then` of its encounter's close: if the War moved on
+    (ConcurrencyError), the close is rolled back too and the whole command is decided
+    again, so a close never stands without its carry-back."""
+    from server.store import ConcurrencyError
+
+    svc = EncounterService(pool, PostgresEventStore(pool), Metrics())
+    eid = (await svc.create("plain-d100", "Close", {}))["id"]
+    calls: list[int] = []
+
+    async def then(conn: Any, state: Any) -> dict[str, Any] | None:
+        calls.append(state.version)
+        assert state.ledger.closed  # it sees the state the close leads to
+        await conn.execute(
+            "INSERT INTO tokens (token_hash, encounter, role) VALUES ($1, $2, 'spectator')",
+            f"then-{len(calls)}-{eid}",
+            eid,
+        )
+        if len(calls) == 1:
+            raise ConcurrencyError("campaign-x", 1, 2)  # the War moved on
+        return {"carried": True}
+
+    answer = await svc.execute(eid, cmd.Close(), GM, then=then)
+
+    assert answer["campaign"] == {"carried": True}
+    assert len(calls) == 2
+    closes = [e for e in await svc.envelopes(eid) if e["type"] == "encounter_closed"]
+    assert len(closes) == 1
+    written = await pool.fetch(
+        "SELECT token_hash FROM tokens WHERE token_hash LIKE $1", f"then-%-{eid}"
+    )
+    assert [r["token_hash"] for r in written] == [f"then-2-{eid}"]  # the first rolled back
