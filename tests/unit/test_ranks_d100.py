@@ -5,7 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_ranks_support import Table, checks, duel, master, of_type, only_check, servant
+from test_ranks_support import (
+    Table,
+    checks,
+    duel,
+    legal_of,
+    master,
+    of_type,
+    only_check,
+    servant,
+)
 
 from domain import commands as cmd
 from domain import events as ev
@@ -810,10 +819,8 @@ def test_presets_j1_and_j2_are_valid_sheets() -> None:
 
 
 def test_RK_61_RK_62_legal_lists_a_counters_same_type_and_ranks_from_the_incoming_one() -> None:
-    from domain.rules.ranks_legal import _counter_choices
-
-    assert _counter_choices("attack_magic", "B") == {
-        "action": ["attack_magic"],
-        "rank": ["B", "A", "EX"],
-    }
-    assert _counter_choices("noble_phantasm", "A")["action"] == ["noble_phantasm", "advanced_spell"]
+    t, a, b = duel(master(MANA_STAT="B"), master(MANA_STAT="EX"))
+    t.act(a, "attack_magic", 10, target=b, rank="B")
+    (counter,) = [e for e in legal_of(t, b) if e["action"] == "counter"]
+    assert counter["enabled"]
+    assert counter["choices"] == {"action": ["attack_magic"], "rank": ["B", "A", "EX"]}
