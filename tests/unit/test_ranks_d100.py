@@ -466,19 +466,42 @@ def test_RK_45_a_failed_magic_attack_loses_its_mana() -> None:
     assert t.c(a).resources["mana"] == 50 and t.state.game.pending == []
 
 
-def test_RK_46_a_servant_outlives_its_master_by_its_mana_tours() -> None:
-    t = Table()
+def _master_dies_early_in_tour_1(mana: str, settings: dict[str, Any]) -> tuple[Table, str]:
+    t = Table(settings)
     a = t.add("F", "a", master(STR="A"))
-    m, s = t.add("M", "b", master(hp=5)), t.add("S", "b", servant(MANA_STAT="D"))
+    m, s = t.add("M", "b", master(hp=5)), t.add("S", "b", servant(MANA_STAT=mana))
     t.do(cmd.StartCombat(), 99, 2, 1)
+    assert t.state.game.round == 1
     t.act(a, "attack_physical", 10, target=m)
     t.react(m, "none")
-    assert t.c(m).out is not None and t.c(s).status["survival"] == 3
-    next_round(t)  # Tour 1 after the death
-    next_round(t)  # Tour 2
-    assert t.c(s).out is None
-    next_round(t)
+    assert t.c(m).out is not None
+    return t, s
+
+
+def test_RK_46_a_servant_outlives_its_master_by_its_mana_tours() -> None:
+    # RK-AMB-21: Mana D = 2 Tours, counted from the Tour of the death (Tour 1).
+    t, s = _master_dies_early_in_tour_1("D", {})
+    assert t.c(s).status["survival"] == 2
+    next_round(t)  # end of Tour 1: one left
+    assert t.c(s).out is None and t.c(s).status["survival"] == 1
+    next_round(t)  # end of Tour 2
     assert t.c(s).out is not None and "RK-46" in t.c(s).out
+
+
+def test_RK_AMB_21_a_mana_e_servant_plays_the_rest_of_the_tour_of_the_death() -> None:
+    t, s = _master_dies_early_in_tour_1("E", {})
+    assert t.c(s).out is None  # it still plays the rest of Tour 1
+    next_round(t)
+    assert t.state.game.round == 2
+    assert t.c(s).out is not None and "RK-46" in t.c(s).out
+
+
+def test_RK_AMB_21_the_earlier_reading_leaves_the_tour_of_the_death_out() -> None:
+    t, s = _master_dies_early_in_tour_1("E", {"survival.tour_of_death": "does_not_count"})
+    next_round(t)
+    assert t.c(s).out is None  # plays Tour 2 as well
+    next_round(t)
+    assert t.c(s).out is not None
 
 
 def test_RK_48_every_servant_can_cast() -> None:
