@@ -106,6 +106,15 @@ def next_turn(ctx: Ctx) -> None:
     if nxt is None:
         return
     new_round, actor, phase = nxt
+    end_round = getattr(ctx.rules, "end_round", None)
+    if new_round and end_round is not None:
+        # What a system settles "at the end of the round, before a new one starts" (TC-29)
+        # is logged before `round_started`; it may change who acts next, or end the fight.
+        end_round(ctx)
+        nxt = ctx.rules.advance(ctx.game)
+        if nxt is None:
+            return
+        new_round, actor, phase = nxt
     if new_round:
         ctx.emit(ev.RoundStarted(round=ctx.game.round + 1))
         ctx.rules.start_round(ctx)

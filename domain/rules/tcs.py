@@ -49,6 +49,9 @@ class TCS:
     def order(self, game: Game, scores: Mapping[str, int]) -> list[str]:
         return tcs_turns.order(game, scores)
 
+    def end_round(self, ctx: Ctx) -> None:
+        tcs_turns.end_round(ctx)
+
     def start_round(self, ctx: Ctx) -> None:
         tcs_turns.start_round(ctx)
 
