@@ -139,6 +139,13 @@ SETTINGS: Mapping[str, Setting] = {
         "RK-AMB-21",
         choices=("counts", "does_not_count"),
     ),
+    "servant.magic": Setting(
+        "for_advanced_spells",
+        "a Servant sheet may carry the Magic stat, only as the chance of its Advanced Spells "
+        "(RK-58), or never (RK-55 reserves Magic to Masters; RK-58 then goes unused)",
+        "RK-55",
+        choices=("for_advanced_spells", "never"),
+    ),
     "multi.defense": Setting(
         "immediate", "each targeted defender answers at once", "RK-AMB-27", choices=("immediate",)
     ),

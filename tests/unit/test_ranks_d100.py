@@ -847,3 +847,24 @@ def test_RK_61_RK_62_legal_lists_a_counters_same_type_and_ranks_from_the_incomin
     (counter,) = [e for e in legal_of(t, b) if e["action"] == "counter"]
     assert counter["enabled"]
     assert counter["choices"] == {"action": ["attack_magic"], "rank": ["B", "A", "EX"]}
+
+
+def test_RK_55_RK_58_a_servant_carries_magic_for_its_advanced_spells_unless_told_never() -> None:
+    spells = [{"name": "Bolt", "rank": "C"}]
+    t, a, b = duel(servant(MAGIC="C", spells=spells), master())
+    t.act(a, "advanced_spell", 10, target=b, name="Bolt")
+    assert t.state.game.pending[0].damage == 50  # RK-58: 40 + 10
+    t = Table({"servant.magic": "never"})
+    with pytest.raises(Invalid) as info:
+        t.add("S", "a", servant(MAGIC="C", spells=spells))
+    assert info.value.rule == "RK-55"
+
+
+def test_RK_55_legal_says_a_character_without_spells_knows_no_advanced_spell() -> None:
+    t, a, _ = duel(master(), master())
+    (spell,) = [e for e in legal_of(t, a) if e["action"] == "advanced_spell"]
+    assert (spell["enabled"], spell["reason"], spell["rule"]) == (
+        False,
+        "knows no advanced spell",
+        "RK-55",
+    )
