@@ -259,6 +259,15 @@ def _adjust(ctx: Ctx, c: cmd.Adjust) -> None:
     ctx.change(c.combatant, c.resource, c.delta, c.reason, by_gm=True)
 
 
+def _repair(ctx: Ctx, c: cmd.RepairArmor) -> None:
+    _gm_only(ctx.who, "repair armor")
+    ctx.combatant(c.combatant)
+    repair = getattr(ctx.rules, "repair", None)
+    if repair is None:
+        raise Refused("rule_violation", f"{ctx.rules.id} has no armor to repair")
+    repair(ctx, c)
+
+
 def _free_roll(ctx: Ctx, c: cmd.Roll) -> None:
     if c.hidden:
         _gm_only(ctx.who, "roll hidden dice")
@@ -323,6 +332,7 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.React: _react,
     cmd.EndTurn: _end_turn,
     cmd.Adjust: _adjust,
+    cmd.RepairArmor: _repair,
     cmd.Roll: _free_roll,
     cmd.Undo: _undo,
     cmd.AddEntropy: _entropy,

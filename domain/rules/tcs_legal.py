@@ -109,7 +109,7 @@ def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[st
             reason, rule = "not your turn", None
         elif declared:
             reason, rule = "this turn's actions are declared", "TC-7"
-        listed = _feasible(game, cfg, actor, code, targets or aims, options, choices(me, code))
+        listed = _feasible(game, cfg, actor, code, [*targets] or aims, options, choices(me, code))
         out.append({
             "action": code,
             "enabled": my_turn and not declared and ok,

@@ -126,7 +126,8 @@ def test_TC_AMB_14_an_even_confrontation_goes_to_the_fleer() -> None:
 
 def _legal(table: Table, cid: str) -> dict[str, dict[str, Any]]:
     game = table.state.game
-    return {e["action"]: e for e in REGISTRY["d100-tcs"].legal(game, cid, table.state.ledger.settings)}
+    listed = REGISTRY["d100-tcs"].legal(game, cid, table.state.ledger.settings)
+    return {e["action"]: e for e in listed}
 
 
 def _lone_flight(b: dict[str, Any] | None = None,
@@ -161,7 +162,7 @@ def test_TC_35_a_fleer_let_go_by_every_foe_leaves_the_combat() -> None:
 
 
 def test_TC_35_a_fleer_is_let_go_when_no_foe_remains() -> None:
-    table, a, b, c = _flight()
+    table, a, b, _c = _flight()
     table.act(a, "let_flee")  # A lets B go: A is its only foe
     assert table.out(b) == "fled"
 
