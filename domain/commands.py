@@ -93,6 +93,15 @@ class Adjust(Command, tag="adjust", frozen=True, kw_only=True):
     reason: Text
 
 
+class RepairArmor(Command, tag="repair_armor", frozen=True, kw_only=True):
+    """Repair a combatant's armor (GM): regain `pr` resistance points, climbing back up the
+    degradation levels (and their PP) as it goes; without `pr`, a full repair (TC-48)."""
+
+    combatant: Id
+    pr: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
+    reason: Text = ""
+
+
 class Roll(Command, tag="roll", frozen=True, kw_only=True):
     """A free roll such as `2d6+3`; `hidden` rolls are the GM's alone."""
 
@@ -137,6 +146,7 @@ AnyCommand = (
     | React
     | EndTurn
     | Adjust
+    | RepairArmor
     | Roll
     | Undo
     | AddEntropy
@@ -153,6 +163,7 @@ COMMANDS: tuple[type[Command], ...] = (
     React,
     EndTurn,
     Adjust,
+    RepairArmor,
     Roll,
     Undo,
     AddEntropy,

@@ -106,6 +106,15 @@ def next_turn(ctx: Ctx) -> None:
     if nxt is None:
         return
     new_round, actor, phase = nxt
+    end_round = getattr(ctx.rules, "end_round", None)
+    if new_round and end_round is not None:
+        # What a system settles "at the end of the round, before a new one starts" (TC-29)
+        # is logged before `round_started`; it may change who acts next, or end the fight.
+        end_round(ctx)
+        nxt = ctx.rules.advance(ctx.game)
+        if nxt is None:
+            return
+        new_round, actor, phase = nxt
     if new_round:
         ctx.emit(ev.RoundStarted(round=ctx.game.round + 1))
         ctx.rules.start_round(ctx)
@@ -253,6 +262,15 @@ def _adjust(ctx: Ctx, c: cmd.Adjust) -> None:
     ctx.change(c.combatant, c.resource, c.delta, c.reason, by_gm=True)
 
 
+def _repair(ctx: Ctx, c: cmd.RepairArmor) -> None:
+    _gm_only(ctx.who, "repair armor")
+    ctx.combatant(c.combatant)
+    repair = getattr(ctx.rules, "repair", None)
+    if repair is None:
+        raise Refused("rule_violation", f"{ctx.rules.id} has no armor to repair")
+    repair(ctx, c)
+
+
 def _free_roll(ctx: Ctx, c: cmd.Roll) -> None:
     if c.hidden:
         _gm_only(ctx.who, "roll hidden dice")
@@ -317,6 +335,7 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.React: _react,
     cmd.EndTurn: _end_turn,
     cmd.Adjust: _adjust,
+    cmd.RepairArmor: _repair,
     cmd.Roll: _free_roll,
     cmd.Undo: _undo,
     cmd.AddEntropy: _entropy,

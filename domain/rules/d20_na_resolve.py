@@ -7,6 +7,7 @@ and the weapon dice (NA-26).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from domain import dice as dicelib
@@ -124,6 +125,10 @@ def attack(ctx: Ctx, command: Act) -> None:
         "threshold": threshold,
         "margin": margin,
         "aim": opts.get("aim") or "",
+        # `malus` holds only the range malus (NA-30); the aiming malus is in the check's
+        # modifiers. `range_malus` names it; `malus` stays written for older readers, and
+        # events from before `range_malus` are read through `malus` (events.py rule 2).
+        "range_malus": malus if mode in cb.RANGED else 0,
         "malus": malus if mode in cb.RANGED else 0,
         "sneak": bool(opts.get("sneak")),
         "from_back": bool(opts.get("from_back")),
@@ -205,7 +210,7 @@ def land(
         endurance=int(target.sheet["END"]),
         armor=t.armor_at(target.sheet["armor"], zone),
         parry_value=parry_value,
-        malus=int(d["malus"]),
+        malus=range_malus(d),
         floor=max(0, int(ctx.setting("damage.floor"))),  # a hit never heals
     )
     rule = "NA-27" if parry_value else DAMAGE_RULE[mode]
@@ -314,3 +319,9 @@ def _defense_roll(
         face, margin, ok = cb.test_roll(ctx, target.id, stat, base, mods, "shield reroll", "NA-9")
         rerolls -= 1
     return face, margin, ok
+
+
+def range_malus(detail: Mapping[str, Any]) -> int:
+    """The NA-30 range malus an attack's detail holds: `range_malus`, or `malus` in the
+    events written before that field had its name."""
+    return int(detail.get("range_malus", detail.get("malus", 0)))

@@ -122,20 +122,29 @@ def plan(
     )
 
 
+def short_of_mana(me: Combatant, attack: Attack, cfg: Mapping[str, Any]) -> Refused | None:
+    """Why the pool cannot pay for `attack` (RK-AMB-20), or None."""
+    if not attack.cost:
+        return None
+    mana = me.resources.get("mana", 0)
+    short = attack.cost > mana or (attack.cost == mana and not cfg["mana.allow_spend_to_zero"])
+    if not short:
+        return None
+    return Refused(
+        "insufficient_mana",
+        f"{me.name} has {mana} mana; this {attack.action} at rank {attack.rank} costs "
+        f"{attack.cost}",
+        "RK-AMB-20",
+    )
+
+
 def pay(ctx: Ctx, me: Combatant, attack: Attack, cfg: Mapping[str, Any]) -> None:
     """Spend the mana before the roll: it is lost if the roll fails (RK-45, RK-54, RK-57)."""
-    if not attack.cost:
-        return
-    mana = me.resources["mana"]
-    short = attack.cost > mana or (attack.cost == mana and not cfg["mana.allow_spend_to_zero"])
-    if short:
-        raise Refused(
-            "insufficient_mana",
-            f"{me.name} has {mana} mana; this {attack.action} at rank {attack.rank} costs "
-            f"{attack.cost}",
-            "RK-AMB-20",
-        )
-    ctx.change(me.id, "mana", -attack.cost, f"{attack.action} {attack.rank}", attack.rules[1])
+    refused = short_of_mana(me, attack, cfg)
+    if refused is not None:
+        raise refused
+    if attack.cost:
+        ctx.change(me.id, "mana", -attack.cost, f"{attack.action} {attack.rank}", attack.rules[1])
 
 
 def reduced(hits: list[int], bonus: int, reduction: int, cfg: Mapping[str, Any]) -> int:

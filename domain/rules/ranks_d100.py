@@ -168,7 +168,10 @@ class RanksD100:
 
     def settle(self, ctx: Ctx) -> None:
         """RK-25 death at 0 HP; RK-26 out of the RP at 0 mana; RK-46 a Servant whose Master
-        died starts counting its Tours (the Tour of the death does not count)."""
+        died starts counting its Tours. RK-AMB-21: the counter starts at the death and loses
+        one at the end of each Tour (`start_round`), so the Tour of the death counts; the
+        setting `survival.tour_of_death = does_not_count` keeps the earlier reading, where
+        the Servant also plays the whole next Tour."""
         for c in list(ctx.game.combatants.values()):
             if c.out is not None:
                 continue
@@ -190,7 +193,8 @@ class RanksD100:
                     merged(ctx.settings)["tables"],
                     (),
                 )
-                ctx.status(c.id, "survival", tours + 1, "RK-46")
+                late = merged(ctx.settings)["survival.tour_of_death"] == "does_not_count"
+                ctx.status(c.id, "survival", tours + int(late), "RK-AMB-21")
 
     def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
         return legal(game, actor, merged(settings))

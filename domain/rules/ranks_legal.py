@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.rules.ranks_attack import ATTACKS
+from domain.errors import Refused
+from domain.rules.ranks_attack import ATTACKS, plan, short_of_mana
 from domain.rules.ranks_bond import master_of, servants_of
-from domain.rules.ranks_tables import LETTERS, Rank, parse_rank, value
-from domain.state import Combatant, Game
+from domain.rules.ranks_react import counter_refusal
+from domain.rules.ranks_tables import LETTERS, parse_rank
+from domain.state import Combatant, Game, Pending
 
 
 def _entry(
@@ -36,28 +38,33 @@ def _entry(
     return out
 
 
-def _ranks(me: Combatant, action: str, cfg: Mapping[str, Any]) -> tuple[list[str], list[str]]:
-    """(affordable ranks, NP/spell names) for an attack action."""
-    mana = me.resources.get("mana", 0)
+def _candidates(me: Combatant, action: str) -> list[dict[str, Any]]:
+    """The options an attack may be made with: each rank up to the governing stat's
+    (RK-35, RK-49; the stat's own letter with its half-ranks), or each NP / spell by name."""
     if action in ("attack_physical", "attack_weapon", "attack_magic"):
         own = parse_rank(me.sheet[ATTACKS[action][1]])
-        ranks = [*LETTERS[: own.level], str(own)]
-        if action == "attack_magic":
-            ranks = [
-                r
-                for r in ranks
-                if value("cost.magic", Rank(parse_rank(r).level), cfg["tables"], ()) <= mana
-            ]
-        return ranks, []
-    field, cost = (
-        ("noble_phantasms", "cost.np") if action == "noble_phantasm" else ("spells", "cost.spell")
-    )
-    items = [
-        i
-        for i in me.sheet.get(field, [])
-        if value(cost, Rank(parse_rank(i["rank"]).level), cfg["tables"], ()) <= mana
-    ]
-    return [str(i["rank"]) for i in items], [str(i["name"]) for i in items]
+        return [{"rank": r} for r in [*LETTERS[: own.level], str(own)]]
+    field = "noble_phantasms" if action == "noble_phantasm" else "spells"
+    return [{"rank": None, "name": str(i["name"])} for i in me.sheet.get(field, [])]
+
+
+def _fits(me: Combatant, action: str, option: Mapping[str, Any], cfg: Mapping[str, Any]) -> bool:
+    """What `act` would accept: the attack can be planned and paid for."""
+    try:
+        attack = plan(me, action, option.get("rank"), option, cfg)
+    except Refused:
+        return False
+    return short_of_mana(me, attack, cfg) is None
+
+
+def _ranks(me: Combatant, action: str, cfg: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(affordable ranks, NP/spell names) for an attack action."""
+    fit = [o for o in _candidates(me, action) if _fits(me, action, o, cfg)]
+    if action in ("noble_phantasm", "advanced_spell"):
+        field = "noble_phantasms" if action == "noble_phantasm" else "spells"
+        rank = {str(i["name"]): str(i["rank"]) for i in me.sheet.get(field, [])}
+        return [rank[o["name"]] for o in fit], [o["name"] for o in fit]
+    return [str(o["rank"]) for o in fit], []
 
 
 def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -88,6 +95,7 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
             my_turn,
             slot,
             (not me.status.get("fleeing"), "fleeing this Tour", "RK-69"),
+            _known(me, action),
             (bool(ranks), "not enough mana", "RK-AMB-20"),
         ]
         out.append(
@@ -118,8 +126,10 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
         )
     )
     out.append(_entry("flee", "RK-68", [alive, my_turn, slot], []))
-    partners = [
-        c for c in [master_of(game, me), *servants_of(game, me)] if c is not None and c.out is None
+    partners = [  # 1 given is 1 received: a full pool takes nothing (RK-30)
+        c
+        for c in [master_of(game, me), *servants_of(game, me)]
+        if c is not None and c.out is None and c.resources["mana"] < c.maxima["mana"]
     ]
     out.append(
         _entry(
@@ -127,7 +137,7 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
             "RK-30",
             [
                 alive,
-                (bool(partners), "no Master or Servant here", "RK-30"),
+                (bool(partners), "no Master or Servant here with room for mana", "RK-30"),
                 (me.resources.get("mana", 0) > 1, "must keep at least 1 mana", "RK-30"),
             ],
             [c.id for c in partners],
@@ -135,25 +145,64 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
     )
     if pending is not None:
         for option in pending.options:
+            reasons = [alive] if option != "none" else []
+            if option == "intercept":
+                keepers = [s for s in servants_of(game, me) if s.out is None]
+                reasons.append((bool(keepers), "no Servant left to intercept", "RK-39"))
+            choices = _counter_choices(me, pending, cfg) if option == "counter" else None
+            if choices is not None:
+                reasons.append(
+                    (
+                        bool(choices["action"]),
+                        f"no counter of the same type at rank {pending.rank} or higher "
+                        "within your caps and mana",
+                        "RK-62",
+                    )
+                )
             entry = _entry(
                 option,
                 "RK-59",
-                [alive] if option != "none" else [],
+                reasons,
                 [pending.attacker],
                 [pending.rank] if pending.rank else [],
             )
-            if option == "counter":
-                entry["choices"] = _counter_choices(pending.action, pending.rank)
+            if choices is not None:
+                entry["choices"] = choices
             out.append(entry)
     return out
 
 
-def _counter_choices(incoming: str, rank: str | None) -> dict[str, list[str]]:
-    """What a counter may be: an attack of the same type (RK-61) of at least the same
-    rank (RK-62); the Force/Mana caps are checked when it is declared."""
-    kind = ATTACKS[incoming][0] if incoming in ATTACKS else None
-    low = parse_rank(rank).level if rank else 0
-    return {
-        "action": [a for a, spec in ATTACKS.items() if spec[0] == kind],
-        "rank": list(LETTERS[low:]),
-    }
+def _known(me: Combatant, action: str) -> tuple[bool, str, str]:
+    """An NP or Advanced Spell attack needs one on the sheet (RK-52, RK-55)."""
+    if action == "noble_phantasm":
+        return bool(me.sheet.get("noble_phantasms")), "knows no Noble Phantasm", "RK-52"
+    if action == "advanced_spell":
+        return bool(me.sheet.get("spells")), "knows no advanced spell", "RK-55"
+    return True, "", ""
+
+
+def _counter_choices(me: Combatant, pending: Pending, cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The counters `react` would accept (RK-61 type, RK-62 rank, RK-66 chains, the caps of
+    RK-35/RK-49 and the mana pool): any listed action with any listed rank (or name).
+
+    A special attack is countered by an NP or an Advanced Spell; their names are listed
+    for the first of the two that has a valid one, so that every pair listed is accepted.
+    """
+    out: dict[str, Any] = {"action": [], "rank": []}
+    for action in ATTACKS:
+        if ATTACKS[action][1] not in me.sheet:
+            continue
+        fit = [
+            o
+            for o in _candidates(me, action)
+            if counter_refusal(me, pending, {"action": action, **o}, cfg)[1] is None
+        ]
+        if not fit:
+            continue
+        if "name" in fit[0]:
+            out["action"], out["name"] = [action], [o["name"] for o in fit]
+            out.pop("rank", None)
+            break
+        out["action"].append(action)
+        out["rank"] = [str(o["rank"]) for o in fit]
+    return out

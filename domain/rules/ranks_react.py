@@ -11,7 +11,7 @@ from domain import events as ev
 from domain.commands import React
 from domain.context import Ctx
 from domain.errors import Forbidden, Invalid, Refused
-from domain.rules.ranks_attack import ATTACKS, pay, plan, reduced
+from domain.rules.ranks_attack import ATTACKS, Attack, pay, plan, reduced, short_of_mana
 from domain.rules.ranks_bond import servants_of
 from domain.rules.ranks_check import check_roll, succeeded
 from domain.rules.ranks_tables import order_key, parse_rank, value
@@ -46,18 +46,22 @@ def _reduction(
     return taken, "reduced", {**info, "reduction": cut, "rule": "RK-59"}
 
 
-def _counter(
-    ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, pending: Pending, options: Mapping[str, Any]
-) -> tuple[int, str, dict[str, Any]]:
-    """RK-61 same type, RK-62 at least the same rank, RK-66 chains only by longer chains;
-    the counter rolls and pays as an attack and deals no damage (RK-63, RK-AMB-12)."""
+def counter_refusal(
+    me: Combatant, pending: Pending, options: Mapping[str, Any], cfg: Mapping[str, Any]
+) -> tuple[Attack | None, Refused | None]:
+    """The counter `options` describe, or why it is refused: every cap the resolution
+    applies (RK-35/RK-49 through `plan`, RK-61, RK-66, RK-62, the mana of RK-AMB-20), so
+    `legal` can offer only what `react` accepts."""
     action = options.get("action")
     if action not in ATTACKS:
         raise Invalid(f"options.action names the counter's attack: {sorted(ATTACKS)}", "RK-60")
-    counter = plan(me, str(action), options.get("rank"), options, cfg)
+    try:
+        counter = plan(me, str(action), options.get("rank"), options, cfg)
+    except Refused as why:
+        return None, why
     incoming = pending.detail
     if counter.type != incoming.get("type"):
-        raise Refused(
+        return counter, Refused(
             "rule_violation",
             f"a {incoming.get('type')} attack can only be "
             f"countered by a {incoming.get('type')} attack, not {counter.type}",
@@ -65,19 +69,32 @@ def _counter(
         )
     n = len(incoming.get("hits", [0]))
     if n > 1 and len(counter.hits) < n:
-        raise Refused(
+        return counter, Refused(
             "rule_violation",
             f"{n} chained attacks are countered only by at least {n} chained attacks",
             "RK-66",
         )
     theirs = parse_rank(str(pending.rank))
     if order_key(counter.rank) < order_key(theirs) and not cfg["counter.allow_lower_rank"]:
-        raise Refused(
+        return counter, Refused(
             "rule_violation",
             f"a rank-{theirs} attack is blocked only by a counter "
             f"of rank {theirs} or higher, not {counter.rank}",
             "RK-62",
         )
+    return counter, short_of_mana(me, counter, cfg)
+
+
+def _counter(
+    ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, pending: Pending, options: Mapping[str, Any]
+) -> tuple[int, str, dict[str, Any]]:
+    """RK-61 same type, RK-62 at least the same rank, RK-66 chains only by longer chains;
+    the counter rolls and pays as an attack and deals no damage (RK-63, RK-AMB-12)."""
+    action = options.get("action")
+    counter, refused = counter_refusal(me, pending, options, cfg)
+    if refused is not None:
+        raise refused
+    assert counter is not None
     pay(ctx, me, counter, cfg)
     ranked = counter.type in ("physical", "weapon", "magic")
     rolled = check_roll(

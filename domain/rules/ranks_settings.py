@@ -131,6 +131,21 @@ SETTINGS: Mapping[str, Setting] = {
     "health_malus.stats": Setting(
         ["STR", "AGI", "END", "MANA_STAT"], "stats the health malus applies to", "RK-AMB-22"
     ),
+    "survival.tour_of_death": Setting(
+        "counts",
+        "a Servant's survival Tours (RK-46) count from the Tour of its Master's death "
+        "(RK-AMB-21: decremented at the end of each Tour, so a Mana-E Servant plays the rest "
+        "of that Tour), or from the next Tour",
+        "RK-AMB-21",
+        choices=("counts", "does_not_count"),
+    ),
+    "servant.magic": Setting(
+        "for_advanced_spells",
+        "a Servant sheet may carry the Magic stat, only as the chance of its Advanced Spells "
+        "(RK-58), or never (RK-55 reserves Magic to Masters; RK-58 then goes unused)",
+        "RK-55",
+        choices=("for_advanced_spells", "never"),
+    ),
     "multi.defense": Setting(
         "immediate", "each targeted defender answers at once", "RK-AMB-27", choices=("immediate",)
     ),

@@ -139,7 +139,13 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
         if "NP" not in sheet:
             raise Invalid("a Servant needs a Noble Phantasm stat (NP)", "RK-52")
         out["NP"] = str(parse_rank(sheet["NP"]))
-        if "MAGIC" in sheet:  # lets a Servant cast its Advanced Spells (RK-58)
+        if "MAGIC" in sheet:
+            # RK-55 reserves the Magic stat to Masters, yet RK-58 gives a Servant Advanced
+            # Spells, whose chance is the Magic stat's (RK-55): a Servant needs one to cast
+            # them. `servant.magic` chooses: `for_advanced_spells` (default) lets a Servant
+            # sheet carry MAGIC for that alone; `never` refuses it, and RK-58 goes unused.
+            if settings["servant.magic"] == "never":
+                raise Invalid("the Magic stat is reserved to Masters (RK-55)", "RK-55")
             out["MAGIC"] = str(parse_rank(sheet["MAGIC"]))
         rarity = _whole(sheet, "rarity", 1, 5, "RK-28")
         out["rarity"] = 1 if rarity is None else rarity

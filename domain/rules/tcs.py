@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.commands import Act, React
+from domain.commands import Act, React, RepairArmor
 from domain.context import Ctx
 from domain.errors import Refused
 from domain.rules import tcs_actions, tcs_legal, tcs_turns
 from domain.rules.base import ActionSpec, Setting, Sheet
+from domain.rules.tcs_damage import repair
 from domain.rules.tcs_sheet import PRESETS, resources, validate
 from domain.rules.tcs_tables import ACTIONS, SETTINGS, full
 from domain.state import Game, Pending
@@ -49,6 +50,9 @@ class TCS:
     def order(self, game: Game, scores: Mapping[str, int]) -> list[str]:
         return tcs_turns.order(game, scores)
 
+    def end_round(self, ctx: Ctx) -> None:
+        tcs_turns.end_round(ctx)
+
     def start_round(self, ctx: Ctx) -> None:
         tcs_turns.start_round(ctx)
 
@@ -61,6 +65,10 @@ class TCS:
     def react(self, ctx: Ctx, command: React, pending: Pending) -> None:
         # Unreachable through the core (nothing is ever pending), kept for the Protocol.
         raise Refused("no_pending_reaction", "d100-tcs has no reactions")
+
+    def repair(self, ctx: Ctx, command: RepairArmor) -> None:
+        """TC-48: the GM's armor repair (the `repair_armor` command)."""
+        repair(ctx, command.combatant, command.pr, command.reason)
 
     def settle(self, ctx: Ctx) -> None:
         tcs_turns.settle(ctx)

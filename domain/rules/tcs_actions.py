@@ -17,7 +17,7 @@ from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules import tcs_combat as cb
-from domain.rules.tcs_rules import check, cost, spell_left
+from domain.rules.tcs_rules import check, cost, fleeing_foes, spell_left
 from domain.rules.tcs_tables import (
     ACTIONS,
     ACTIONS_KEY,
@@ -291,8 +291,21 @@ def _rejoin(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     return "done"
 
 
+def _let_flee(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
+              options: dict[str, Any], room: int) -> str:  # fmt: skip
+    """TC-33, TC-35: this protagonist lets the fleer (or every fleeing foe) go; a fleer
+    leaves the combat once none of its foes still in the fight wants it (`settle`)."""
+    me = ctx.combatant(actor)
+    fled = [target] if target is not None else fleeing_foes(ctx.game, me)
+    let = sorted({*me.status.get("let_go", []), *fled})
+    ctx.status(actor, "let_go", let, "TC-35")
+    names = ", ".join(ctx.combatant(c).name for c in fled)
+    _done(ctx, actor, "let_flee", "done", f"lets {names} flee", {"rule": "TC-35", "let": fled})
+    return "done"
+
+
 _STEPS = {
     "attack": _attack, "cast": _cast, "use_item": _use_item, "drink_potion": _drink,
     "move": _move, "stand_up": _stand, "focus": _focus, "disengage": _disengage,
-    "flee": _flee, "pursue": _pursue, "rejoin": _rejoin,
+    "flee": _flee, "pursue": _pursue, "rejoin": _rejoin, "let_flee": _let_flee,
 }  # fmt: skip

@@ -134,9 +134,10 @@ def attack(
     y = weapon["piercing"][1] if weapon["piercing"] else None
     hit = make_hit(weapon["damage"], y, mult, ignore, outcome == "critical_success")
     detail: dict[str, Any] = {"roll": roll.faces[0], "threshold": roll.check.threshold}
-    if outcome in ("success", "critical_success"):
-        if not ranged:
-            engage(ctx, actor, target)
+    landed = outcome in ("success", "critical_success")
+    if not ranged and (landed or cfg["aoo.engage_on"] == "attempt"):
+        engage(ctx, actor, target)  # TC-23: the attacker now faces the target
+    if landed:
         if options.get("at") == "shield":
             detail |= hit_shield(ctx, target, hit, f"{label} by {me.name}")
         else:

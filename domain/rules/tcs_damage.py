@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.context import Ctx
+from domain.errors import Refused
 from domain.rules.tcs_tables import Test, succeeded
 from domain.state import Combatant
 
@@ -151,3 +152,32 @@ def _down(ctx: Ctx, tid: str) -> None:
     """TC-28: out of combat at once, so a declared second action sees it (TC-AMB-35)."""
     if ctx.combatant(tid).resources["hp"] <= 0:
         ctx.defeat(tid, "out of combat", "TC-28")
+
+
+def repair(ctx: Ctx, combatant: str, pr: int | None, reason: str) -> None:
+    """TC-48: armor regains PR, "and even PP": PR fills the current degradation level,
+    and what is left climbs to the better level (its PP back), up to the intact armor.
+    The source gives no price or duration ("a costly service"): the GM decides
+    when it happens, outside the fight or not."""
+    c = ctx.combatant(combatant)
+    armor = c.sheet["armor"]
+    if armor is None:
+        raise Refused("rule_violation", f"{c.name} wears no armor", "TC-48")
+    levels = armor["levels"]
+    level, now = c.resources["armor_level"], c.resources["armor_pr"]
+    left = pr if pr is not None else sum(lv["pr"] for lv in levels)
+    start = (level, now)
+    why = f"armor repaired{': ' + reason if reason else ''}"
+    while left > 0:
+        top = levels[level]["pr"]
+        step = min(left, top - now)
+        now, left = now + step, left - step
+        if left <= 0 or level == 0:
+            break
+        level, now = level - 1, 0  # the better level comes back, with its PP (TC-48)
+    if (level, now) == start:
+        raise Refused("rule_violation", f"{c.name}'s armor is intact", "TC-48")
+    if level != start[0]:
+        ctx.change(c.id, "armor_level", level - start[0], why, "TC-48")
+    if now != start[1]:
+        ctx.change(c.id, "armor_pr", now - start[1], why, "TC-48")

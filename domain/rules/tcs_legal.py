@@ -55,6 +55,27 @@ def _needs_target(me: Combatant, action: str, options: Mapping[str, Any]) -> boo
     return ACTIONS[action].needs_target
 
 
+def _feasible(game: Game, cfg: Mapping[str, Any], actor: str, code: str,
+              aims: list[str | None], options: Mapping[str, Any],
+              listed: dict[str, list[Any]]) -> dict[str, list[Any]]:  # fmt: skip
+    """Each choice's values that `act` accepts for at least one aim (a shield to strike
+    only if a foe bears one, a sprint or a fast stand-up only with the NRJ): the board
+    offers nothing the engine refuses."""
+    out: dict[str, list[Any]] = {}
+    for key, values in listed.items():
+        kept = []
+        for value in values:
+            for aim in aims or [None]:
+                try:
+                    check(game, cfg, actor, code, aim, {**options, key: value}, 0)
+                except Refused:
+                    continue
+                kept.append(value)
+                break
+        out[key] = kept if kept or not values else []
+    return out
+
+
 def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
     cfg = full(settings)
     me = game.combatants.get(actor)
@@ -88,13 +109,14 @@ def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[st
             reason, rule = "not your turn", None
         elif declared:
             reason, rule = "this turn's actions are declared", "TC-7"
+        listed = _feasible(game, cfg, actor, code, [*targets] or aims, options, choices(me, code))
         out.append({
             "action": code,
             "enabled": my_turn and not declared and ok,
             "reason": "" if my_turn and not declared and ok else reason,
             "rule": rule if not (my_turn and not declared and ok) else spec.rule,
             "targets": targets,
-            "choices": choices(me, code),
+            "choices": listed,
             "cost": cost(game, cfg, actor, code, options, PER_TURN),
         })  # fmt: skip
     return out

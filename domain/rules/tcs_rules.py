@@ -66,7 +66,7 @@ def check(game: Game, cfg: Mapping[str, Any], actor: str, action: str,
     if me.status.get("prone") and action not in PRONE_ALLOWED:
         raise Refused("rule_violation", f"{me.name} is prone: stand up or flee", "TC-24")
     flight = bool(cfg["rules.flight_advanced"])
-    if action in ("flee", "pursue") and not flight:
+    if action in ("flee", "pursue", "let_flee") and not flight:
         raise Refused("rule_violation", "flight is an advanced rule, off here", "TC-AMB-34")
     need = cost(game, cfg, actor, action, options, PER_TURN - used)
     if used + need > PER_TURN:
@@ -174,8 +174,24 @@ def _rejoin(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | Non
         raise Refused("rule_violation", f"{me.name} is already in the melee", "TC-34")
 
 
+def _let_flee(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
+              options: Mapping[str, Any]) -> None:  # fmt: skip
+    if target is not None:
+        foe = _foe(game, me, target, "TC-35")
+        if not fleeing(foe):
+            raise Refused("rule_violation", f"{foe.name} is not fleeing", "TC-35")
+    elif not fleeing_foes(game, me):
+        raise Refused("rule_violation", "no foe is fleeing", "TC-35")
+
+
+def fleeing_foes(game: Game, me: Combatant) -> list[str]:
+    """Foes still in the encounter as fleers (TC-33: each remaining protagonist chooses)."""
+    return [c.id for c in game.combatants.values()
+            if c.out is None and c.side != me.side and fleeing(c)]  # fmt: skip
+
+
 _CHECKS = {
     "attack": _attack, "cast": _cast, "use_item": _use_item, "drink_potion": _drink,
     "move": _move, "stand_up": _stand, "focus": _nothing, "disengage": _nothing,
-    "flee": _flee, "pursue": _pursue, "rejoin": _rejoin,
+    "flee": _flee, "pursue": _pursue, "rejoin": _rejoin, "let_flee": _let_flee,
 }  # fmt: skip

@@ -46,6 +46,10 @@ SETTINGS: Mapping[str, Setting] = {
     "aoo.per": Setting("round", "opportunity attacks are counted per", "TC-AMB-10",
                        ("round", "turn")),
     "aoo.max": Setting(1, "opportunity attacks per period", "TC-AMB-10"),
+    # TC-23: whoever has attacked in melee faces the target, hit or miss; "hit" keeps the
+    # earlier reading where only a landed blow puts the two in contact.
+    "aoo.engage_on": Setting("attempt", "a melee attack puts both in contact on any roll, "
+                             "or only when it hits", "TC-23", ("attempt", "hit")),
     "last_stand.min_hp_before": Setting(2, "HP before the hit for a last stand", "TC-AMB-12"),
     "last_stand.npc": Setting(True, "NPCs get a last stand too", "TC-AMB-12"),
     "rules.flight_advanced": Setting(True, "flight and morale (advanced rule)", "TC-AMB-34"),
@@ -97,6 +101,7 @@ COSTS: dict[str, tuple[int, str]] = {
     "flee": (1, "TC-30"),
     "pursue": (1, "TC-34"),
     "rejoin": (2, "TC-34"),
+    "let_flee": (0, "TC-35"),  # a choice (TC-33), not one of the turn's two actions
 }
 
 ACTIONS: Mapping[str, ActionSpec] = {
@@ -112,6 +117,7 @@ ACTIONS: Mapping[str, ActionSpec] = {
     "flee": ActionSpec("Flee", "Fuir", rule="TC-30"),
     "pursue": ActionSpec("Pursue", "Poursuivre", needs_target=True, rule="TC-34"),
     "rejoin": ActionSpec("Rejoin the melee", "Revenir dans la mêlée", rule="TC-34"),
+    "let_flee": ActionSpec("Let them flee", "Laisser fuir", rule="TC-35"),
 }  # fmt: skip
 
 MOVE_M = 3  # TC-21

@@ -3,8 +3,15 @@ flight step, and defeat (TC-3..TC-5, TC-28..TC-36).
 
 A turn's phase names its round ("round 3"), so `advance` can tell that `start_round`
 has just opened a round. Fleeing combatants stay in the encounter as targets (TC-36,
-TC-AMB-15) but are given no turn. The end-of-round step runs in `start_round`, before
-the new initiative (TC-29): the core calls it right after `round_started`.
+TC-AMB-15) but are given no turn. The end-of-round step runs in `end_round`, which the
+core calls before `round_started` ("en fin de round, avant qu'un nouveau ne débute",
+TC-29); the new initiative comes after it, in `start_round`.
+
+Flight (TC-33): once the flights are settled, each remaining protagonist chooses to
+pursue, let flee or shoot, whatever the number of fighters. So the combat goes on while
+a fighter still has a foe in the encounter, fleeing or not; a fleer leaves it as "fled"
+(TC-35) once every foe still fighting has let it go (`let_flee`), when no such foe is
+left, or after the rounds of TC-36.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from domain import events as ev
 from domain.context import Ctx
 from domain.rules.tcs_combat import break_contact, fleeing
 from domain.rules.tcs_tables import Test, full, succeeded
-from domain.state import Game
+from domain.state import Combatant, Game
 
 
 def phase(round_: int) -> str:
@@ -29,7 +36,21 @@ def fighters(game: Game) -> list[str]:
 
 
 def two_sides(game: Game) -> bool:
-    return len({game.combatants[c].side for c in fighters(game)}) >= 2
+    """A fighter still has a foe in the encounter: another side's fighter, or a fleer it
+    has not yet let go (TC-33)."""
+    fight = [game.combatants[c] for c in fighters(game)]
+    if len({c.side for c in fight}) >= 2:
+        return True
+    return any(_wanted(game, c) for c in game.combatants.values() if c.out is None and fleeing(c))
+
+
+def _wanted(game: Game, fleer: Combatant) -> bool:
+    """Some foe still fighting has not let `fleer` go (TC-33, TC-35)."""
+    return any(
+        game.combatants[f].side != fleer.side
+        and fleer.id not in game.combatants[f].status.get("let_go", [])
+        for f in fighters(game)
+    )
 
 
 def health(game: Game, cid: str) -> int:
@@ -84,13 +105,18 @@ def advance(game: Game) -> tuple[bool, str, str] | None:
     return True, fight[0], ""
 
 
+def end_round(ctx: Ctx) -> None:
+    """The end of the round that just closed (TC-29), before the next one starts."""
+    cfg = full(ctx.settings)
+    if ctx.game.round >= 1 and cfg["rules.flight_advanced"]:
+        end_of_round(ctx, cfg)
+
+
 def start_round(ctx: Ctx) -> None:
-    """The end of the last round (TC-29), then a new initiative step (TC-3, TC-4)."""
+    """A new initiative step (TC-3, TC-4) from the second round on."""
     if ctx.game.round <= 1:
         return
     cfg = full(ctx.settings)
-    if cfg["rules.flight_advanced"]:
-        end_of_round(ctx, cfg)
     if not cfg["init.reroll_each_round"]:
         return
     fight = fighters(ctx.game)
@@ -134,12 +160,12 @@ def end_of_round(ctx: Ctx, cfg: Mapping[str, Any]) -> None:
 
 
 def settle(ctx: Ctx) -> None:
-    """TC-28: 0 HP is out of combat; TC-35: with no foe left standing, fleers are let go."""
+    """TC-28: 0 HP is out of combat; TC-35: a fleer no foe still fighting wants is let go."""
     game = ctx.game
     for c in list(game.combatants.values()):
         if c.out is None and c.resources.get("hp", 1) <= 0:
             ctx.defeat(c.id, "out of combat", "TC-28")
-    if game.started and not two_sides(game):
+    if game.started:
         for c in list(game.combatants.values()):
-            if c.out is None and fleeing(c):
+            if c.out is None and fleeing(c) and not _wanted(game, c):
                 ctx.defeat(c.id, "fled", "TC-35")

@@ -38,8 +38,9 @@ def test_RK_61_RK_62_the_console_offers_a_counters_type_and_ranks_and_sends_them
     page.goto(f"{base}/e/{eid}#token={gm}&role=gm")
     counter = page.locator(".react [data-reaction=counter]")
     expect(counter.locator("select[data-choice=action] option")).to_have_text(["attack_physical"])
+    # RK-49: J2 (STR A) counters a physical attack at rank A at most.
     expect(counter.locator("select[data-choice=rank] option")).to_have_text(
-        ["E", "D", "C", "B", "A", "EX"]
+        ["E", "D", "C", "B", "A"]
     )
     counter.locator("button[data-react=counter]").click()
     expect(page.locator(".react")).to_have_count(0)

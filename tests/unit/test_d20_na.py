@@ -593,6 +593,19 @@ def test_NA_30_the_range_malus_lowers_TIR_per_band() -> None:
     assert check.threshold == 6 and check.modifiers[0].rule == "NA-30"
 
 
+def test_NA_30_the_range_malus_is_named_range_malus_and_old_events_still_read() -> None:
+    from domain.rules.d20_na_resolve import range_malus
+
+    table, a, b = duel(a={"weapons": [BOW], "TIR": 20})
+    events = table.act(a, "shoot", b, [1], distance=65, aim="torso")
+    check = of(events, ev.DieRolled)[0].check
+    assert [(m.rule, m.delta) for m in check.modifiers] == [("NA-33", -2), ("NA-30", -4)]
+    detail = of(events, ev.ActionResolved)[-1].detail
+    assert detail["range_malus"] == detail["malus"] == 4  # the range malus alone
+    assert range_malus(detail) == 4
+    assert range_malus({"malus": 3}) == 3  # an attack stored before `range_malus`
+
+
 def test_NA_31_a_shooting_weapon_cannot_strike_in_melee() -> None:
     table, a, b = duel(a={"weapons": [BOW]})
     with refused("rule_violation", "NA-31"):

@@ -11,7 +11,16 @@ from domain import events as ev
 from domain.errors import Invalid
 from domain.rules.ranks_settings import merged
 from domain.rules.ranks_sheet import validate
-from tests.unit.test_ranks_support import Table, checks, duel, master, of_type, only_check, servant
+from tests.unit.test_ranks_support import (
+    Table,
+    checks,
+    duel,
+    legal_of,
+    master,
+    of_type,
+    only_check,
+    servant,
+)
 
 
 def pass_turn(t: Table) -> None:
@@ -457,20 +466,42 @@ def test_RK_45_a_failed_magic_attack_loses_its_mana() -> None:
     assert t.c(a).resources["mana"] == 50 and t.state.game.pending == []
 
 
-def test_RK_46_a_servant_outlives_its_master_by_its_mana_tours() -> None:
-    t = Table()
+def _master_dies_early_in_tour_1(mana: str, settings: dict[str, Any]) -> tuple[Table, str]:
+    t = Table(settings)
     a = t.add("F", "a", master(STR="A"))
-    m, s = t.add("M", "b", master(hp=5)), t.add("S", "b", servant(MANA_STAT="D"))
+    m, s = t.add("M", "b", master(hp=5)), t.add("S", "b", servant(MANA_STAT=mana))
     t.do(cmd.StartCombat(), 99, 2, 1)
+    assert t.state.game.round == 1
     t.act(a, "attack_physical", 10, target=m)
     t.react(m, "none")
-    assert t.c(m).out is not None and t.c(s).status["survival"] == 3
-    next_round(t)  # Tour 1 after the death
-    next_round(t)  # Tour 2
-    assert t.c(s).out is None
+    assert t.c(m).out is not None
+    return t, s
+
+
+def test_RK_46_a_servant_outlives_its_master_by_its_mana_tours() -> None:
+    # RK-AMB-21: Mana D = 2 Tours, counted from the Tour of the death (Tour 1).
+    t, s = _master_dies_early_in_tour_1("D", {})
+    assert t.c(s).status["survival"] == 2
+    next_round(t)  # end of Tour 1: one left
+    assert t.c(s).out is None and t.c(s).status["survival"] == 1
+    next_round(t)  # end of Tour 2
+    assert "RK-46" in (t.c(s).out or "")
+
+
+def test_RK_AMB_21_a_mana_e_servant_plays_the_rest_of_the_tour_of_the_death() -> None:
+    t, s = _master_dies_early_in_tour_1("E", {})
+    assert t.c(s).out is None  # it still plays the rest of Tour 1
     next_round(t)
-    out = t.c(s).out
-    assert out is not None and "RK-46" in out
+    assert t.state.game.round == 2
+    assert "RK-46" in (t.c(s).out or "")
+
+
+def test_RK_AMB_21_the_earlier_reading_leaves_the_tour_of_the_death_out() -> None:
+    t, s = _master_dies_early_in_tour_1("E", {"survival.tour_of_death": "does_not_count"})
+    next_round(t)
+    assert t.c(s).out is None  # plays Tour 2 as well
+    next_round(t)
+    assert t.c(s).out is not None
 
 
 def test_RK_48_every_servant_can_cast() -> None:
@@ -811,10 +842,29 @@ def test_presets_j1_and_j2_are_valid_sheets() -> None:
 
 
 def test_RK_61_RK_62_legal_lists_a_counters_same_type_and_ranks_from_the_incoming_one() -> None:
-    from domain.rules.ranks_legal import _counter_choices
+    t, a, b = duel(master(MANA_STAT="B"), master(MANA_STAT="EX"))
+    t.act(a, "attack_magic", 10, target=b, rank="B")
+    (counter,) = [e for e in legal_of(t, b) if e["action"] == "counter"]
+    assert counter["enabled"]
+    assert counter["choices"] == {"action": ["attack_magic"], "rank": ["B", "A", "EX"]}
 
-    assert _counter_choices("attack_magic", "B") == {
-        "action": ["attack_magic"],
-        "rank": ["B", "A", "EX"],
-    }
-    assert _counter_choices("noble_phantasm", "A")["action"] == ["noble_phantasm", "advanced_spell"]
+
+def test_RK_55_RK_58_a_servant_carries_magic_for_its_advanced_spells_unless_told_never() -> None:
+    spells = [{"name": "Bolt", "rank": "C"}]
+    t, a, b = duel(servant(MAGIC="C", spells=spells), master())
+    t.act(a, "advanced_spell", 10, target=b, name="Bolt")
+    assert t.state.game.pending[0].damage == 50  # RK-58: 40 + 10
+    t = Table({"servant.magic": "never"})
+    with pytest.raises(Invalid) as info:
+        t.add("S", "a", servant(MAGIC="C", spells=spells))
+    assert info.value.rule == "RK-55"
+
+
+def test_RK_55_legal_says_a_character_without_spells_knows_no_advanced_spell() -> None:
+    t, a, _ = duel(master(), master())
+    (spell,) = [e for e in legal_of(t, a) if e["action"] == "advanced_spell"]
+    assert (spell["enabled"], spell["reason"], spell["rule"]) == (
+        False,
+        "knows no advanced spell",
+        "RK-55",
+    )

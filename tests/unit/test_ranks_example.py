@@ -10,7 +10,15 @@ import pytest
 from domain import commands as cmd
 from domain import events as ev
 from domain.evolve import replay
-from tests.unit.test_ranks_support import Table, duel, master, of_type, only_check, servant
+from tests.unit.test_ranks_support import (
+    Table,
+    duel,
+    legal_of,
+    master,
+    of_type,
+    only_check,
+    servant,
+)
 
 AS_PRINTED = {"tables": {"reduction.master.B": 30}}
 
@@ -60,6 +68,32 @@ def test_RK_74_j1_against_j2(settings: dict[str, Any], taken: int) -> None:
     # The stream replays to the same state.
     again = replay(t.events)
     assert again.game.combatants[j2].resources == t.c(j2).resources
+
+
+def test_RK_49_RK_35_legal_offers_no_counter_the_mana_cap_refuses() -> None:
+    t = Table({})
+    j1 = t.add("J1", "j1", preset="J1")
+    j2 = t.add("J2", "j2", preset="J2")
+    t.do(cmd.RollInitiative(), 90, 65)
+    t.do(cmd.StartCombat())
+    t.act(j1, "attack_magic", 11, target=j2, rank="A")
+    # J2's Mana stat is D: a magic counter of rank A or more is beyond RK-49's cap.
+    (counter,) = [e for e in legal_of(t, j2) if e["action"] == "counter"]
+    assert (counter["enabled"], counter["rule"]) == (False, "RK-62")
+    assert counter["choices"] == {"action": [], "rank": []}
+    refused = t.refused(
+        cmd.React(actor=j2, reaction="counter", options={"action": "attack_magic", "rank": "A"})
+    )
+    assert refused.rule == "RK-49"
+    # J1 (Mana EX) offers magic counters only at A and EX against a rank-A attack, and
+    # physical attacks only up to Force E (RK-35).
+    t.react(j2, "none")
+    t.do(cmd.EndTurn(actor=j1))
+    t.act(j2, "attack_magic", 5, target=j1, rank="D")
+    (counter,) = [e for e in legal_of(t, j1) if e["action"] == "counter"]
+    assert counter["enabled"] and counter["choices"]["rank"] == ["D", "C", "B", "A", "EX"]
+    (physical,) = [e for e in legal_of(t, j2) if e["action"] == "attack_physical"]
+    assert physical["ranks"] == ["E", "D", "C", "B", "A"]
 
 
 def test_RK_75_e_plus_plus_activated_goes_from_30_to_50() -> None:

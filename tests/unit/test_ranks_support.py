@@ -12,6 +12,7 @@ from domain.dice import FixedRoller
 from domain.encounter import decide, open_encounter
 from domain.errors import Refused
 from domain.evolve import replay
+from domain.rules import REGISTRY
 from domain.state import GM, Combatant, Principal
 
 E = TypeVar("E", bound=ev.Event)
@@ -98,6 +99,11 @@ def duel(
     t.do(cmd.StartCombat(), 99, 1)  # initiative: c1 far ahead whatever the Agility
     assert t.state.game.actor == c1
     return t, c1, c2
+
+
+def legal_of(t: Table, cid: str) -> list[dict[str, Any]]:
+    """What the board offers `cid` now."""
+    return REGISTRY["ranks-d100"].legal(t.state.game, cid, t.state.ledger.settings)
 
 
 def checks(events: list[ev.Event]) -> list[ev.Check]:

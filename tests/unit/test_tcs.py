@@ -352,6 +352,22 @@ def test_TC_23_moving_away_from_a_foe_in_contact_provokes_one_opportunity_attack
     assert table.status(b, "engaged") is None
 
 
+def test_TC_23_a_missed_melee_attack_engages_too() -> None:
+    table, a, b = duel()
+    table.act(a, "attack", b, [90])  # a miss: A still faces B
+    assert table.status(b, "engaged") == [a]
+    events = table.act(b, "move", None, [10])
+    aoo = [e for e in of(events, ev.ActionResolved) if e.action == "opportunity_attack"]
+    assert len(aoo) == 1 and table.res(b) == 20 - 6
+
+
+def test_TC_23_the_earlier_reading_engages_only_on_a_hit() -> None:
+    table, a, b = duel({"aoo.engage_on": "hit"})
+    table.act(a, "attack", b, [90])
+    assert table.status(b, "engaged") is None
+    assert not checks(table.act(b, "move"))
+
+
 def test_TC_AMB_10_one_opportunity_attack_per_round() -> None:
     table = Table(QUIET)
     a, b, c = table.add("A", "a"), table.add("B", "b"), table.add("C", "b")

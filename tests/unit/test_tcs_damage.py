@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from domain import commands as cmd
-from tests.unit.test_tcs_support import SPEAR, Table, checks, duel, refused
+from tests.unit.test_tcs_support import QUIET, SPEAR, Table, checks, duel, refused
 
 
 def armor(pr: int, pp: int, **over: Any) -> dict[str, Any]:
@@ -177,3 +177,21 @@ def test_TC_58_a_broken_shield_gives_no_dodge_and_cannot_be_aimed_at() -> None:
         table.act(x, "attack", y, at="shield")
     (check,) = checks(table.act(x, "attack", y, [90]))
     assert (check.threshold, check.modifiers) == (60, [])
+
+
+def test_TC_48_a_repair_command_gives_back_pr_and_the_better_level() -> None:
+    mail = {"name": "mail", "levels": [{"pr": 8, "pp": 2}, {"pr": 4, "pp": 1}],
+            "end_required": 0}  # fmt: skip
+    table = Table(QUIET)
+    a, b = table.add("A", "a"), table.add("B", "b", armor=mail)
+    table.do(cmd.Adjust(combatant=b, resource="armor_level", delta=1, reason="worn"))
+    table.do(cmd.Adjust(combatant=b, resource="armor_pr",
+                        delta=1 - table.res(b, "armor_pr"), reason="worn"))  # fmt: skip
+    table.do(cmd.RepairArmor(combatant=b, pr=5))  # 3 fill level 1, 2 climb to level 0
+    assert (table.res(b, "armor_level"), table.res(b, "armor_pr")) == (0, 2)
+    table.do(cmd.RepairArmor(combatant=b))  # a full repair
+    assert (table.res(b, "armor_level"), table.res(b, "armor_pr")) == (0, 8)
+    with refused("rule_violation", "TC-48"):
+        table.do(cmd.RepairArmor(combatant=b))  # intact
+    with refused("rule_violation", "TC-48"):
+        table.do(cmd.RepairArmor(combatant=a))  # no armor

@@ -12,6 +12,7 @@ import pytest
 
 from domain import commands as cmd
 from domain import events as ev
+from domain.rules import REGISTRY
 from tests.unit.test_tcs_support import BOW, QUIET, Table, checks, duel, of, refused
 
 
@@ -44,7 +45,10 @@ def test_TC_31_TC_68_low_morale_forces_a_check_at_10_times_PM(pm: int) -> None:
     assert table.status(b, "fleeing") is None
     table.end(a)
     table.end(b, [pm * 10 + 1])  # TC-AMB-13: every round; this time it fails
-    assert table.out(b) == "fled"  # TC-35: its only foe lets it go
+    assert table.status(b, "fleeing") == 3 and table.out(b) is None
+    assert table.actor == a  # TC-33: its only foe chooses first
+    table.act(a, "let_flee")
+    assert table.out(b) == "fled"  # TC-35
 
 
 def test_TC_31_TC_68_morale_6_takes_no_check() -> None:
@@ -120,11 +124,77 @@ def test_TC_AMB_14_an_even_confrontation_goes_to_the_fleer() -> None:
     assert table.out(b) == "fled"
 
 
-def test_TC_35_a_fleer_is_let_go_when_no_foe_remains() -> None:
-    table, a, b = duel(b={"morale": 8})
-    table.end(a)
-    table.act(b, "flee")
+def _legal(table: Table, cid: str) -> dict[str, dict[str, Any]]:
+    game = table.state.game
+    listed = REGISTRY["d100-tcs"].legal(game, cid, table.state.ledger.settings)
+    return {e["action"]: e for e in listed}
+
+
+def _lone_flight(b: dict[str, Any] | None = None,
+                 a: dict[str, Any] | None = None) -> tuple[Table, str, str]:  # fmt: skip
+    """A 1 v 1 where B declares flight in round 1."""
+    table, a_, b_ = duel(a=a, b={"morale": 8} | (b or {}))
+    table.end(a_)
+    table.act(b_, "flee")
+    return table, a_, b_
+
+
+def test_TC_33_in_a_1v1_the_remaining_fighter_chooses_before_the_fleer_leaves() -> None:
+    table, a, b = _lone_flight()
+    assert table.out(b) is None and table.status(b, "fleeing") == 3
+    assert table.state.game.round == 2 and table.actor == a
+    legal = _legal(table, a)
+    assert legal["pursue"]["enabled"] and legal["pursue"]["targets"] == [b]
+    assert legal["let_flee"]["enabled"]
+
+
+def test_TC_34_in_a_1v1_the_fleer_can_be_pursued_and_caught() -> None:
+    table, a, b = _lone_flight()
+    table.act(a, "pursue", b, [10, 30, 10])  # A by 30, B by 10; then A's blow
+    assert table.out(b) is None and table.status(b, "prone")
+
+
+def test_TC_35_a_fleer_let_go_by_every_foe_leaves_the_combat() -> None:
+    table, a, b = _lone_flight()
+    events = table.act(a, "let_flee")
     assert table.out(b) == "fled" and table.state.game.combatants[b].out_rule == "TC-35"
+    assert of(events, ev.CombatantDefeated)[0].rule == "TC-35"
+
+
+def test_TC_35_a_fleer_is_let_go_when_no_foe_remains() -> None:
+    table, a, b, _c = _flight()
+    table.act(a, "let_flee")  # A lets B go: A is its only foe
+    assert table.out(b) == "fled"
+
+
+def test_TC_36_in_a_1v1_the_fleer_can_be_shot_at() -> None:
+    table, a, b = _lone_flight(a={"PERC": 60, "weapons": [BOW]})
+    (check,) = checks(table.act(a, "attack", b, [10]))
+    assert check.outcome == "success" and table.res(b) < 20
+
+
+def test_TC_33_a_failed_morale_check_in_a_1v1_leaves_the_choice_too() -> None:
+    table, a, b = duel(b=low(3))
+    table.end(a)
+    table.end(b, [31])  # a failed morale check: forced flight
+    assert table.out(b) is None and table.actor == a
+    assert _legal(table, a)["pursue"]["enabled"]
+
+
+def test_TC_29_the_end_of_round_step_is_logged_before_the_next_round_starts() -> None:
+    table, a, b = duel({"init.reroll_each_round": True}, b=low(3))
+    table.end(a)
+    events = table.end(b, [31, 5])  # the morale check, then round 2's initiative (A only)
+    kinds = [type(e).__name__ for e in events]
+    morale = next(i for i, e in enumerate(events) if isinstance(e, ev.DieRolled)
+                  and e.purpose == "morale check")  # fmt: skip
+    started = kinds.index("RoundStarted")
+    initiative = next(i for i, e in enumerate(events) if isinstance(e, ev.DieRolled)
+                      and e.purpose == "initiative")  # fmt: skip
+    assert morale < started < initiative
+    fled = next(i for i, e in enumerate(events) if isinstance(e, ev.StatusSet)
+                and e.key == "fleeing")  # fmt: skip
+    assert fled < started
 
 
 def test_TC_36_a_fleer_can_be_shot_for_three_rounds() -> None:
