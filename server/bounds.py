@@ -25,7 +25,8 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def check_json(raw: bytes) -> None:
-    """Refuse (400 invalid) a body too deep, with a float, or with a control character."""
+    """Refuse a body nested too deep (400 invalid), or holding a float or a control
+    character (422 invalid, like any other well-formed value that does not fit)."""
     if not raw.strip():
         return  # an empty body is the typed decoder's to refuse
     try:
@@ -47,7 +48,7 @@ def check_json(raw: bytes) -> None:
             else:
                 stack.extend((item, depth + 1, f"{where}[{i}]") for i, item in enumerate(value))
         elif isinstance(value, float):
-            raise HTTPError(400, "invalid", f"{where}: whole numbers only, no fractions")
+            raise HTTPError(422, "invalid", f"{where}: whole numbers only, no fractions")
         elif isinstance(value, str):
             _text(value, where)
 
@@ -55,7 +56,7 @@ def check_json(raw: bytes) -> None:
 def _text(value: str, where: str) -> None:
     if _CONTROL.search(value):
         raise HTTPError(
-            400, "invalid", f"{where}: control characters and line breaks are not allowed"
+            422, "invalid", f"{where}: control characters and line breaks are not allowed"
         )
 
 
