@@ -36,9 +36,7 @@ ACTIONS: Mapping[str, Mapping[str, Option]] = {
     "advanced_spell": {**SWITCHES, **NAMED},
     "flee": SWITCHES,
     "luck": SWITCHES,
-    "transfer_mana": {
-        "amount": Option("int", "RK-30", "mana points given", low=1, high=1_000_000)
-    },
+    "transfer_mana": {"amount": Option("int", "RK-30", "mana points given", low=1, high=1_000_000)},
 }
 
 REACTIONS: Mapping[str, Mapping[str, Option]] = {
