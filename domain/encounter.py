@@ -17,6 +17,7 @@ from domain.errors import Forbidden, Invalid, NotFound, Refused
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
 from domain.rules.base import RuleSystem
+from domain.rules.options import check as check_options
 from domain.state import GM, EncounterState, Principal
 
 __all__ = ["check_settings", "decide", "evolve", "open_encounter", "replay", "rules_of"]
@@ -27,17 +28,13 @@ def rules_of(state: EncounterState) -> RuleSystem:
 
 
 def check_settings(rules: RuleSystem, settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Every setting known, of the default's type, and among the choices if there are any."""
+    """Every setting known, of the default's type, in its range or among its choices."""
     out: dict[str, Any] = {}
     for key, value in settings.items():
         spec = rules.settings.get(key)
         if spec is None:
             raise Invalid(f"unknown setting {key!r} for {rules.id}")
-        if type(value) is not type(spec.default):
-            raise Invalid(f"setting {key!r} takes a {type(spec.default).__name__}", spec.rule)
-        if spec.choices and value not in spec.choices:
-            raise Invalid(f"setting {key!r} must be one of {list(spec.choices)}", spec.rule)
-        out[key] = value
+        out[key] = spec.validate(key, value)
     return out
 
 
@@ -214,6 +211,7 @@ def _act(ctx: Ctx, c: cmd.Act) -> None:
         if ctx.game.actor != c.actor:
             raise Refused("not_your_turn", f"it is not {ctx.combatant(c.actor).name}'s turn")
         _no_pending(ctx)
+    check_options(ctx.rules, ctx.game, c.actor, "action", c.action, c.options)
     ctx.emit(
         ev.ActionDeclared(
             actor=c.actor,
@@ -237,6 +235,7 @@ def _react(ctx: Ctx, c: cmd.React) -> None:
         raise Invalid(f"unknown reaction {c.reaction!r}; known: {sorted(ctx.rules.reactions)}")
     if c.reaction != "none":
         _in_fight(ctx, c.actor)
+    check_options(ctx.rules, ctx.game, c.actor, "reaction", c.reaction, c.options)
     ctx.emit(
         ev.ReactionDeclared(
             pending_id=pending.id,

@@ -126,10 +126,18 @@ def _standings(proj: Projection, role: str) -> list[str]:
 Renderer = Callable[[Projection, Sequence[LogLine], str], str]
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+# Line breaks and other control characters: what a name or reason could use to forge an
+# extra line of the log (events stored before the server refused them still hold some).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _line(value: str) -> str:
+    """`value` on one line: every control character becomes a space."""
+    return _CONTROL.sub(" ", value)
 
 
 def _md(value: str) -> str:
-    return _MD_SPECIAL.sub(r"\\\1", value)
+    return _MD_SPECIAL.sub(r"\\\1", _line(value))
 
 
 def _markdown(proj: Projection, lines: Sequence[LogLine], role: str) -> str:
@@ -149,7 +157,7 @@ def _markdown(proj: Projection, lines: Sequence[LogLine], role: str) -> str:
 
 def _bb(value: str) -> str:
     # BBCode has no escape: keep names and reasons from opening or closing a tag.
-    return value.replace("[", "(").replace("]", ")")
+    return _line(value).replace("[", "(").replace("]", ")")
 
 
 def _bbcode(proj: Projection, lines: Sequence[LogLine], role: str) -> str:
@@ -173,11 +181,11 @@ def _bbcode(proj: Projection, lines: Sequence[LogLine], role: str) -> str:
 
 def _text(proj: Projection, lines: Sequence[LogLine], role: str) -> str:
     name, sub = _title(proj)
-    out = [f"{name} — {sub}", ""]
-    out += [f"{line.version:>5}  {line.text}" for line in lines]
+    out = [f"{_line(name)} — {_line(sub)}", ""]
+    out += [f"{line.version:>5}  {_line(line.text)}" for line in lines]
     standings = _standings(proj, role)
     if standings:
-        out += ["", *standings]
+        out += ["", *map(_line, standings)]
     return "\n".join(out) + "\n"
 
 

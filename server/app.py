@@ -21,6 +21,7 @@ from domain import commands as cmd
 from domain import events as ev
 from domain.errors import Refused
 from domain.rules import REGISTRY
+from domain.rules.options import MAX_OPTIONS_BYTES, describe_all
 from domain.state import SPECTATOR, Principal
 from domain.verify import verify
 from projections import audit as auditing
@@ -28,6 +29,7 @@ from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
 from server import db, ruletext
+from server.bounds import whole_param
 from server.campaigns import open_in_war, settling
 from server.campaigns import routes as campaign_routes
 from server.errors import (
@@ -75,13 +77,7 @@ def int_param(request: Request, name: str, default: int | None) -> int | None:
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError as e:
-        raise HTTPError(400, "invalid", f"{name} must be a whole number") from e
-    if value < 0:
-        raise HTTPError(400, "invalid", f"{name} must not be negative")
-    return value
+    return whole_param(raw, name)
 
 
 # --- routes --------------------------------------------------------------------------
@@ -155,10 +151,7 @@ async def get_events(request: Request) -> Response:
 async def get_roll(request: Request) -> Response:
     eid = parse_id(request.path_params["id"])
     who = await caller(request, eid, required=False)
-    try:
-        seq = int(request.path_params["n"])
-    except ValueError as e:
-        raise HTTPError(400, "invalid", "a roll number is a whole number") from e
+    seq = whole_param(request.path_params["n"], "a roll number")
     record = auditing.audit(await service(request).envelopes(eid), seq, view_role(who))
     if record is None:
         raise HTTPError(404, "not_found", f"no roll {seq} in this encounter")
@@ -204,15 +197,7 @@ async def rulesets(request: Request) -> Response:
                 "id": rid,
                 "name": rules.name,
                 "version": rules.version,
-                "settings": {
-                    k: {
-                        "default": s.default,
-                        "description": s.description,
-                        "rule": s.rule,
-                        "choices": list(s.choices),
-                    }
-                    for k, s in rules.settings.items()
-                },
+                "settings": {k: s.describe() for k, s in rules.settings.items()},
                 "actions": {
                     k: {
                         "label": a.label,
@@ -221,13 +206,20 @@ async def rulesets(request: Request) -> Response:
                         "needs_target": a.needs_target,
                         "ranked": a.ranked,
                         "rule": a.rule,
+                        "options": describe_all(rules.options.of("action", k)),
                     }
                     for k, a in rules.actions.items()
                 },
                 "reactions": {
-                    k: {"label": a.label, "label_fr": a.label_fr, "rule": a.rule}
+                    k: {
+                        "label": a.label,
+                        "label_fr": a.label_fr,
+                        "rule": a.rule,
+                        "options": describe_all(rules.options.of("reaction", k)),
+                    }
                     for k, a in rules.reactions.items()
                 },
+                "options_max_bytes": MAX_OPTIONS_BYTES,
                 "presets": {k: dict(v) for k, v in rules.presets.items()},
             }
         )
@@ -336,6 +328,9 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         # skip it): a logged 500 in the JSON error shape. Anything else unexpected still
         # reaches the server's own 500 handling.
         ValueError: on_internal,
+        # The last resort: whatever else fails is logged with its traceback and answered
+        # in the JSON error shape, never starlette's plain-text 500.
+        Exception: on_internal,
     }
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
 

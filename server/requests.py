@@ -6,6 +6,7 @@ from starlette.requests import Request
 from starlette.websockets import WebSocket
 
 from domain.state import Principal
+from server.bounds import check_json
 from server.errors import HTTPError
 from server.service import EncounterService
 
@@ -13,7 +14,8 @@ MAX_BODY = 1 << 20
 
 
 async def body_of(request: Request) -> bytes:
-    """The request body, refused with 413 past 1 MiB (declared or streamed)."""
+    """The request body, refused with 413 past 1 MiB (declared or streamed), and with 400
+    when its JSON breaks the bounds of server/bounds.py (depth, floats, control chars)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
         raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
@@ -24,7 +26,9 @@ async def body_of(request: Request) -> bytes:
         if size > MAX_BODY:
             raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
         chunks.append(chunk)
-    return b"".join(chunks)
+    raw = b"".join(chunks)
+    check_json(raw)
+    return raw
 
 
 def bearer(request: Request) -> str | None:

@@ -2,23 +2,76 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from domain.commands import Act, React
 from domain.context import Ctx
+from domain.errors import Invalid
+from domain.rules.options import OptionTable
 from domain.state import Game, Pending
 
 
 @dataclass(frozen=True)
 class Setting:
-    """A per-encounter setting: its default, allowed values and the rule it governs."""
+    """A per-encounter setting: its default, allowed values and the rule it governs.
+
+    A whole-number setting declares its range (`low`..`high`) or its `choices`; a list
+    setting the values its items may take (`items`, at most `max_items` of them); anything
+    else a `check` that raises Invalid.
+    """
 
     default: Any
     description: str
     rule: str | None = None
     choices: tuple[Any, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    items: tuple[Any, ...] = ()
+    max_items: int = 16
+    check: Callable[[Any], None] | None = None
+
+    def validate(self, key: str, value: Any) -> Any:
+        """`value` if it fits this setting, else Invalid with the setting's rule id."""
+        if type(value) is not type(self.default):
+            raise Invalid(f"setting {key!r} takes a {type(self.default).__name__}", self.rule)
+        if self.choices and value not in self.choices:
+            raise Invalid(f"setting {key!r} must be one of {list(self.choices)}", self.rule)
+        if type(value) is int and (
+            (self.low is not None and value < self.low)
+            or (self.high is not None and value > self.high)
+        ):
+            raise Invalid(
+                f"setting {key!r} is a whole number from {self.low} to {self.high}", self.rule
+            )
+        if type(value) is list:
+            if len(value) > self.max_items:
+                raise Invalid(f"setting {key!r} holds at most {self.max_items} items", self.rule)
+            bad = [v for v in value if self.items and v not in self.items]
+            if bad:
+                raise Invalid(
+                    f"setting {key!r} takes only {list(self.items)}: not {bad}", self.rule
+                )
+        if self.check is not None:
+            self.check(value)
+        return value
+
+    def describe(self) -> dict[str, Any]:
+        """The setting as `GET /api/rulesets` shows it."""
+        out: dict[str, Any] = {
+            "default": self.default,
+            "description": self.description,
+            "rule": self.rule,
+            "choices": list(self.choices),
+        }
+        if self.low is not None:
+            out["min"] = self.low
+        if self.high is not None:
+            out["max"] = self.high
+        if self.items:
+            out["items"] = list(self.items)
+        return out
 
 
 @dataclass(frozen=True)
@@ -55,6 +108,7 @@ class RuleSystem(Protocol):
     actions: Mapping[str, ActionSpec]
     reactions: Mapping[str, ActionSpec]
     presets: Mapping[str, Mapping[str, Any]]
+    options: OptionTable  # what each action and reaction takes (domain/rules/options.py)
 
     def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
         """Check a sheet; raise domain.errors.Invalid (with the rule id) if it breaks a rule."""

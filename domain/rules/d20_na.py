@@ -22,6 +22,7 @@ from domain.rules import d20_na_legal as legal_
 from domain.rules import d20_na_resolve as resolve
 from domain.rules import d20_na_turns as turns
 from domain.rules.base import ActionSpec, Setting, Sheet
+from domain.rules.d20_na_options import OPTIONS
 from domain.rules.d20_na_sheet import PRESETS, validate
 from domain.state import Game, Pending
 
@@ -41,12 +42,16 @@ SETTINGS: Mapping[str, Setting] = {
     "defense.counter_scope": Setting(
         "per_round_per_type", "what the 2nd/3rd parry or dodge counts", "NA-AMB-4",
         ("per_round_per_type", "per_round_shared")),
-    "defense.max_per_type": Setting(3, "parries (and dodges) per round", "NA-AMB-4"),
+    "defense.max_per_type": Setting(3, "parries (and dodges) per round", "NA-AMB-4",
+                                    low=0, high=20),
     "parry.roll_stat": Setting("character_PAR", "what a parry rolls against", "NA-AMB-6",
                                ("character_PAR", "item_value")),
-    "dodge.unskilled_divisor": Setting(2, "HAB divisor without the Dodge skill", "NA-AMB-5"),
-    "shield.parry_reroll": Setting(1, "free rerolls of a failed shield parry", "NA-AMB-7"),
-    "location.unaimed_malus": Setting(0, "ATT malus of an unaimed blow", "NA-AMB-10"),
+    "dodge.unskilled_divisor": Setting(2, "HAB divisor without the Dodge skill", "NA-AMB-5",
+                                       low=1, high=20),
+    "shield.parry_reroll": Setting(1, "free rerolls of a failed shield parry", "NA-AMB-7",
+                                   low=0, high=5),
+    "location.unaimed_malus": Setting(0, "ATT malus of an unaimed blow", "NA-AMB-10",
+                                      low=0, high=20),
     "location.side_for": Setting("arms,legs", "zones with a left and a right", "NA-AMB-11",
                                  ("arms,legs",)),
     "range.band_rounding": Setting("floor", "counting range bands", "NA-AMB-15",
@@ -54,7 +59,7 @@ SETTINGS: Mapping[str, Setting] = {
     "ranged_parry.requires": Setting(
         "shield_or_approved_object", "what a projectile parry needs", "NA-AMB-19",
         ("shield_or_approved_object", "shield")),
-    "damage.floor": Setting(0, "the least damage a hit deals", "NA-AMB-20"),
+    "damage.floor": Setting(0, "the least damage a hit deals", "NA-AMB-20", low=0, high=1000),
     "maneuver.effects": Setting("none", "what touch, grapple, trip do (the GM narrates)",
                                 "NA-AMB-22", ("none",)),
     "init.tie_break": Setting("HAB,roll_d20", "INI ties", "NA-AMB-24",
@@ -100,6 +105,7 @@ class D20NA:
     actions: Mapping[str, ActionSpec] = ACTIONS
     reactions: Mapping[str, ActionSpec] = REACTIONS
     presets: Mapping[str, Mapping[str, Any]] = PRESETS
+    options = OPTIONS
 
     def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
         out = validate(sheet)

@@ -16,6 +16,7 @@ from domain.commands import Act, React
 from domain.context import Ctx
 from domain.errors import Invalid
 from domain.rules.base import ActionSpec, Setting, Sheet, rotate
+from domain.rules.options import OptionTable
 from domain.state import Game, Pending
 
 _FIELDS: dict[str, tuple[int, int, int | None]] = {
@@ -47,6 +48,14 @@ def _judge(stat: str, threshold: int, crit: int) -> Any:
     return judge
 
 
+# Nothing in plain-d100 takes an option: any option sent is refused (PD-2..PD-4).
+OPTIONS = OptionTable(
+    actions={"attack": {}, "second_wind": {}},
+    reactions={"dodge": {}, "none": {}},
+    rule="PD-4",
+)
+
+
 class PlainD100:
     """Roll-under d100 against a skill value, fixed damage."""
 
@@ -54,11 +63,13 @@ class PlainD100:
     name = "Plain d100"
     version = "1"
     settings: Mapping[str, Setting] = {
-        "critical_range": Setting(5, "d100 at or under this is a critical success", "PD-1"),
+        "critical_range": Setting(
+            5, "d100 at or under this is a critical success", "PD-1", low=0, high=50
+        ),
         "critical_damage": Setting(
             "double", "damage of a critical hit", "PD-1", choices=("double", "normal")
         ),
-        "second_wind_heal": Setting(10, "HP healed by second wind", "PD-3"),
+        "second_wind_heal": Setting(10, "HP healed by second wind", "PD-3", low=0, high=10_000),
     }
     actions: Mapping[str, ActionSpec] = {
         "attack": ActionSpec("Attack", "Attaque", needs_target=True, rule="PD-2"),
@@ -67,6 +78,7 @@ class PlainD100:
     reactions: Mapping[str, ActionSpec] = {
         "dodge": ActionSpec("Dodge", "Esquive", rule="PD-4"),
     }
+    options = OPTIONS
     presets: Mapping[str, Mapping[str, Any]] = {
         "guard": {"skill": 55, "dodge": 30, "damage": 8, "hp": 30, "initiative": 5},
         "bandit": {"skill": 45, "dodge": 40, "damage": 6, "hp": 24},

@@ -26,6 +26,7 @@ from domain.rules.base import ActionSpec, Setting, Sheet, rotate
 from domain.rules.ranks_attack import ATTACKS
 from domain.rules.ranks_bond import master_of
 from domain.rules.ranks_legal import legal
+from domain.rules.ranks_options import OPTIONS
 from domain.rules.ranks_settings import SETTINGS, merged
 from domain.rules.ranks_sheet import PRESETS, validate
 from domain.rules.ranks_tables import Rank, order_key, parse_rank, value
@@ -73,6 +74,7 @@ class RanksD100:
         "block_flight": ActionSpec("Block the flight", "Contrer la Fuite", rule="RK-68"),
     }
     presets: Mapping[str, Mapping[str, Any]] = PRESETS
+    options = OPTIONS
 
     def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
         return validate(sheet, merged(settings))

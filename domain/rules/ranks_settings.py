@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.rules.base import Setting
+from domain.rules.ranks_options import STATS, check_tables
 from domain.rules.ranks_tables import LEGACY_EXAMPLES
 
 VALUE_TABLES = ["damage", "reduction", "hp_mod", "mana_mod", "init_mod"]
@@ -17,18 +18,23 @@ SETTINGS: Mapping[str, Setting] = {
         "a natural d100 at or under this is a critical success "
         "(placeholder: the source table was lost)",
         "RK-AMB-1",
+        low=0,
+        high=100,
     ),
     "crit.fail_min": Setting(
         96,
         "a natural d100 at or over this is a critical failure "
         "(placeholder: the source table was lost)",
         "RK-AMB-1",
+        low=1,
+        high=101,
     ),
     "tables": Setting(
         {},
         "table overrides keyed '<table>.<RANK>', e.g. "
         "{'reduction.master.B': 30} for the example as printed",
         "RK-AMB-2",
+        check=check_tables,
     ),
     "half_rank.value_examples_mode": Setting(
         "tables",
@@ -40,7 +46,10 @@ SETTINGS: Mapping[str, Setting] = {
         "gap_div_5", "a half-rank shifts a table value by gap/5", "RK-AMB-4", choices=("gap_div_5",)
     ),
     "half_rank.value_tables": Setting(
-        list(VALUE_TABLES), "table families half-ranks shift", "RK-AMB-4"
+        list(VALUE_TABLES),
+        "table families half-ranks shift",
+        "RK-AMB-4",
+        items=tuple(VALUE_TABLES),
     ),
     "threshold_source": Setting(
         "stat",
@@ -48,15 +57,21 @@ SETTINGS: Mapping[str, Setting] = {
         "RK-AMB-5",
         choices=("stat", "action_rank"),
     ),
-    "complex_actions_per_phase": Setting(1, "complex actions per phase", "RK-AMB-6"),
+    "complex_actions_per_phase": Setting(
+        1, "complex actions per phase", "RK-AMB-6", low=1, high=10
+    ),
     "luck_consumes_complex_slot": Setting(
         False,
         "a Luck die in the attack phase uses the complex action",
         "RK-AMB-6",
         choices=(False, True),
     ),
-    "pool.base_hp": Setting(50, "HP pool before the Endurance modifier", "RK-AMB-7"),
-    "pool.base_mana": Setting(50, "mana pool before the Mana-stat modifier", "RK-AMB-7"),
+    "pool.base_hp": Setting(
+        50, "HP pool before the Endurance modifier", "RK-AMB-7", low=1, high=100_000
+    ),
+    "pool.base_mana": Setting(
+        50, "mana pool before the Mana-stat modifier", "RK-AMB-7", low=0, high=100_000
+    ),
     "luck.scope": Setting(
         "war",
         "luck uses are per War (carried on the sheet) or refill per RP",
@@ -103,6 +118,7 @@ SETTINGS: Mapping[str, Setting] = {
         ["agility", "reroll"],
         "initiative ties: higher Agility, then reroll among the tied",
         "RK-AMB-16",
+        items=("agility", "reroll"),
     ),
     "init.frequency": Setting(
         "per_combat", "initiative is rolled once per combat", "RK-AMB-16", choices=("per_combat",)
@@ -129,7 +145,10 @@ SETTINGS: Mapping[str, Setting] = {
         choices=(True, False),
     ),
     "health_malus.stats": Setting(
-        ["STR", "AGI", "END", "MANA_STAT"], "stats the health malus applies to", "RK-AMB-22"
+        ["STR", "AGI", "END", "MANA_STAT"],
+        "stats the health malus applies to",
+        "RK-AMB-22",
+        items=STATS,
     ),
     "survival.tour_of_death": Setting(
         "counts",

@@ -23,6 +23,7 @@ from domain.errors import Refused
 from domain.rules import tcs_actions, tcs_legal, tcs_turns
 from domain.rules.base import ActionSpec, Setting, Sheet
 from domain.rules.tcs_damage import repair
+from domain.rules.tcs_options import OPTIONS
 from domain.rules.tcs_sheet import PRESETS, resources, validate
 from domain.rules.tcs_tables import ACTIONS, SETTINGS, full
 from domain.state import Game, Pending
@@ -38,6 +39,7 @@ class TCS:
     actions: Mapping[str, ActionSpec] = ACTIONS
     reactions: Mapping[str, ActionSpec] = {}
     presets: Mapping[str, Mapping[str, Any]] = PRESETS
+    options = OPTIONS
 
     def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
         out = validate(sheet, full(settings))

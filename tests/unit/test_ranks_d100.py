@@ -793,9 +793,10 @@ def test_legal_lists_each_action_with_its_rule_targets_and_ranks() -> None:
 
 
 def test_RK_AMB_2_a_table_override_must_name_a_real_cell() -> None:
-    t = Table({"tables": {"reduction.master.Z": 30}})
-    refusal = t.refused(cmd.AddCombatant(name="A", side="a", sheet=master()))
-    assert isinstance(refusal, Invalid) and refusal.rule == "RK-AMB-2"
+    # Refused when the encounter opens, before any sheet is checked against it.
+    with pytest.raises(Invalid) as refused:
+        Table({"tables": {"reduction.master.Z": 30}})
+    assert refused.value.rule == "RK-AMB-2"
 
 
 def test_RK_AMB_6_luck_may_be_set_to_use_the_complex_action() -> None:

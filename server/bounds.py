@@ -1,0 +1,80 @@
+"""Bounds on what a client may send, checked at the edge before any decoding into commands.
+
+Every JSON body (commands, sheets, settings, options, campaign and simulate bodies):
+- nests at most MAX_DEPTH objects/arrays (the body itself is level 1): deeper input is
+  refused before anything walks it recursively;
+- holds no floats: events carry whole numbers only (CONTRACT section 5);
+- holds no control characters (U+0000..U+001F, U+007F..U+009F, U+2028, U+2029) in any
+  string or key: PostgreSQL's jsonb refuses NUL, and a newline in a name would forge
+  lines in the forum exports. Every text field of this product is a single line.
+Every integer query or path parameter is a whole number from 0 to MAX_PARAM.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from server.errors import HTTPError
+
+MAX_DEPTH = 8
+MAX_PARAM = 1_000_000_000  # versions, roll numbers, limits: far above any real stream
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def check_json(raw: bytes) -> None:
+    """Refuse a body nested too deep (400 invalid), or holding a float or a control
+    character (422 invalid, like any other well-formed value that does not fit)."""
+    if not raw.strip():
+        return  # an empty body is the typed decoder's to refuse
+    try:
+        doc = msgspec.json.decode(raw)
+    except RecursionError as e:
+        raise HTTPError(400, "invalid", f"JSON nests at most {MAX_DEPTH} levels") from e
+    except msgspec.DecodeError as e:
+        raise HTTPError(400, "invalid", f"malformed JSON: {e}") from e
+    # (value, depth, its container's path, its key or index): a path is only spelled out
+    # for the error, so a body of 100,000 numbers is walked without building strings.
+    stack: list[tuple[Any, int, str, Any]] = [(doc, 1, "$", None)]
+    while stack:
+        value, depth, parent, key = stack.pop()
+        if isinstance(value, dict | list):
+            where = _path(parent, key)
+            if depth > MAX_DEPTH:
+                raise HTTPError(400, "invalid", f"JSON nests at most {MAX_DEPTH} levels ({where})")
+            if isinstance(value, dict):
+                for k, item in value.items():
+                    _text(k, parent, key)
+                    stack.append((item, depth + 1, where, k))
+            else:  # numbers, the bulk of a big list, are checked here without a push
+                for i, item in enumerate(value):
+                    if type(item) is not int:
+                        stack.append((item, depth + 1, where, i))
+        elif type(value) is float:
+            where = _path(parent, key)
+            raise HTTPError(422, "invalid", f"{where}: whole numbers only, no fractions")
+        elif type(value) is str:
+            _text(value, parent, key)
+
+
+def _path(parent: str, key: Any) -> str:
+    if key is None:
+        return parent
+    return f"{parent}[{key}]" if type(key) is int else f"{parent}.{key}"
+
+
+def _text(value: str, parent: str, key: Any) -> None:
+    if _CONTROL.search(value):
+        where = _path(parent, key)
+        raise HTTPError(
+            422, "invalid", f"{where}: control characters and line breaks are not allowed"
+        )
+
+
+def whole_param(raw: str, name: str) -> int:
+    """A query or path parameter as a whole number from 0 to MAX_PARAM, else 400 invalid."""
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 10 or int(raw) > MAX_PARAM:
+        raise HTTPError(400, "invalid", f"{name} is a whole number from 0 to {MAX_PARAM}")
+    return int(raw)
