@@ -30,6 +30,7 @@ from projections.filter import filter_events, secret_resources
 from server import db, ruletext
 from server.campaigns import carry_back, open_in_war
 from server.campaigns import routes as campaign_routes
+from server.dice_api import routes as dice_routes
 from server.errors import (
     HTTPError,
     json_response,
@@ -312,6 +313,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/api/rules/{rule}", get_rule),
         Route("/rules/{rule}", get_rule),
         *campaign_routes,
+        *dice_routes,
         *simulate_routes,
         Route("/healthz", healthz),
         Route("/metrics", metrics),
