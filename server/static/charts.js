@@ -57,7 +57,8 @@ export function barChart(bars, { expected = null, label = "", height = 110 } = {
   const rects = bars.map((b, i) => {
     const x = left + i * step;
     const h = (plot * b.value) / peak;
-    const lab = i % every === 0 || i === bars.length - 1
+    const n = bars.length;
+    const lab = (n - 1 - i) % every === 0 || (i === 0 && every >= 5)
       ? `<text x="${(x + step / 2).toFixed(1)}" y="${H - 5}" class="ax" text-anchor="middle">${b.label}</text>` : "";
     return `<rect x="${(x + step * 0.12).toFixed(1)}" y="${(top + plot - h).toFixed(1)}" width="${(step * 0.76).toFixed(1)}"`
       + ` height="${h.toFixed(1)}" class="bar"><title>${b.label}: ${b.value}</title></rect>${lab}`;
