@@ -14,6 +14,10 @@ const STRINGS = {
     hidden_note: "Hidden GM rolls count here only once the encounter closes.",
     bucket: "Range", chart_hist: "{title}: {n} in {k} ranges", rate: "Win rate", low: "95% low", high: "95% high",
     chart_rates: "Win rates with their 95% intervals",
+    sim_charts: "Charts", hist_rounds: "Rounds per fight", hist_damage: "Damage per hit",
+    pin: "Keep for comparison", unpin: "Stop comparing", compare: "Side by side",
+    matchup_1: "Kept run", matchup_2: "This run", compare_hint: "Change a fighter (a shield, a skill) and start again to compare.",
+    delta: "{a}: win rate {from} → {to} ({d} points)",
   },
   fr: {
     dice_title: "Équité des dés", dice_none: "Aucun dé lancé pour l’instant.", numbers: "Les chiffres",
@@ -23,6 +27,10 @@ const STRINGS = {
     hidden_note: "Les jets cachés du MJ ne comptent ici qu’une fois la rencontre close.",
     bucket: "Intervalle", chart_hist: "{title} : {n} en {k} intervalles", rate: "Taux de victoire", low: "Bas (95 %)", high: "Haut (95 %)",
     chart_rates: "Taux de victoire et leurs intervalles à 95 %",
+    sim_charts: "Graphiques", hist_rounds: "Rounds par combat", hist_damage: "Dégâts par coup porté",
+    pin: "Garder pour comparer", unpin: "Ne plus comparer", compare: "Côte à côte",
+    matchup_1: "Combat gardé", matchup_2: "Ce combat", compare_hint: "Changez un combattant (un bouclier, une compétence) et relancez pour comparer.",
+    delta: "{a} : taux de victoire {from} → {to} ({d} points)",
   },
 };
 
@@ -31,7 +39,8 @@ export function ct(key, vars = {}) {
   return text.replace(/\{(\w+)\}/g, (_, k) => String(vars[k] ?? ""));
 }
 
-const num = (x, digits = 2) => Number(x).toLocaleString(lang() === "fr" ? "fr-FR" : "en-US", { maximumFractionDigits: digits });
+const num = (x, digits = 2, least = 0) => Number(x).toLocaleString(lang() === "fr" ? "fr-FR" : "en-US",
+  { minimumFractionDigits: least, maximumFractionDigits: digits });
 
 /** A p-value in words: at or above 0.05 the die looks fair, below it the scatter is unusual. */
 export function pWords(p) {
@@ -79,7 +88,7 @@ export function rateChart(rows, { label = ct("chart_rates") } = {}) {
   const rowH = 26;
   const left = 92;
   const H = rows.length * rowH + 16;
-  const x = (v) => left + (W - left - 10) * v;
+  const x = (v) => left + (W - left - 20) * v;
   const body = rows.map((r, i) => {
     const y0 = 6 + i * rowH;
     const name = String(r.name).length > 14 ? `${String(r.name).slice(0, 13)}…` : String(r.name);
@@ -140,4 +149,32 @@ export function histogram(title, buckets) {
     ${barChart(bars, { label: ct("chart_hist", { title, n, k: bars.length }) })}
     ${numbers([ct("bucket"), ct("count")], bars.map((b) => [b.label, b.value]))}
   </figure>`;
+}
+
+/** A resolver answer's charts: win rates with intervals, rounds and damage histograms. */
+export function simCharts(r, prefix = "sim") {
+  const rows = ["a", "b"].map((side) => ({ side, name: r.names[side], ...r.rates[side] }));
+  const h = r.histograms || { rounds: [], damage_per_hit: [] };
+  const pc = (x) => `${num(100 * x, 1, 1)}${lang() === "fr" ? " %" : "%"}`;
+  return html`<div class="hist-charts" id="${prefix}-charts">
+    <figure class="hist-chart rate-chart"><figcaption><b>${ct("chart_rates")}</b></figcaption>
+      ${rateChart(rows)}
+      ${numbers(["", ct("rate"), ct("low"), ct("high")], rows.map((x) => [x.name, pc(x.rate), pc(x.low), pc(x.high)]))}</figure>
+    ${histogram(ct("hist_rounds"), h.rounds)}
+    ${histogram(ct("hist_damage"), h.damage_per_hit)}
+  </div>`;
+}
+
+/** Two runs side by side, and how much fighter A's odds moved between them. */
+export function simCompare(kept, now) {
+  const pc = (x) => `${num(100 * x, 1, 1)}${lang() === "fr" ? " %" : "%"}`;
+  const d = 100 * (now.rates.a.rate - kept.rates.a.rate);
+  const col = (r, key, id) => html`<section id="${id}" aria-label="${ct(key)}">
+    <h3>${ct(key)}: ${r.names.a} vs ${r.names.b}</h3>
+    <p class="muted small">${r.fights} · seed ${r.seed}</p>
+    ${simCharts(r, id)}</section>`;
+  return html`<h2>${ct("compare")}</h2>
+    <p class="sim-delta" id="sim-delta">${ct("delta", { a: now.names.a, from: pc(kept.rates.a.rate), to: pc(now.rates.a.rate),
+      d: `${d >= 0 ? "+" : "−"}${num(Math.abs(d), 1, 1)}` })}</p>
+    <div class="sim-compare">${col(kept, "matchup_1", "sim-kept")}${col(now, "matchup_2", "sim-now")}</div>`;
 }
