@@ -42,6 +42,7 @@ from server.errors import (
 )
 from server.hub import Hub
 from server.live import WsMessage, WsServerMessage, ws_encounter
+from server.live_war import ws_campaign
 from server.metrics import Metrics
 from server.requests import bearer, body_of, service, view_role
 from server.service import EncounterService, parse_id
@@ -318,6 +319,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),
+        WebSocketRoute("/ws/campaigns/{id}", ws_campaign),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
     handlers: dict[Any, Any] = {
