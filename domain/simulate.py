@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +28,18 @@ from domain.rules.d20_na_narrate import narrate
 from domain.rules.d20_na_turns import budget
 from domain.state import EncounterState, Pending
 
-__all__ = ["FightResult", "Hit", "Rate", "Summary", "fight", "narrate", "simulate", "wilson"]
+__all__ = [
+    "Bucket",
+    "FightResult",
+    "Hit",
+    "Rate",
+    "Summary",
+    "buckets",
+    "fight",
+    "narrate",
+    "simulate",
+    "wilson",
+]
 
 RULESET = "d20-na"
 SIDES = ("a", "b")
@@ -74,6 +86,31 @@ class Summary:
     sd_rounds: float
     mean_damage_per_hit: float
     example: FightResult | None = field(default=None, repr=False)
+    rounds_counts: dict[int, int] = field(default_factory=dict, repr=False)  # rounds -> fights
+    damage_counts: dict[int, int] = field(default_factory=dict, repr=False)  # damage -> hits
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """One bar of a histogram: the values from `low` to `high` (inclusive) and how many."""
+
+    low: int
+    high: int
+    count: int
+
+
+def buckets(counts: Mapping[int, int], most: int = 12) -> list[Bucket]:
+    """Whole-number counts in at most `most` buckets of equal width, from the least value
+    to the greatest (empty buckets included, so the bars read as a distribution)."""
+    if not counts:
+        return []
+    low, high = min(counts), max(counts)
+    width = max(1, math.ceil((high - low + 1) / most))
+    out: list[Bucket] = []
+    for start in range(low, high + 1, width):
+        end = min(high, start + width - 1)
+        out.append(Bucket(start, end, sum(n for v, n in counts.items() if start <= v <= end)))
+    return out
 
 
 def wilson(successes: int, n: int, z: float = 1.96) -> Rate:
@@ -244,4 +281,6 @@ def simulate(
         sd_rounds=spread,
         mean_damage_per_hit=sum(damage) / len(damage) if damage else 0.0,
         example=example,
+        rounds_counts=dict(Counter(rounds)),
+        damage_counts=dict(Counter(damage)),
     )

@@ -32,6 +32,7 @@ from server import db, ruletext
 from server.bounds import whole_param
 from server.campaigns import open_in_war, settling
 from server.campaigns import routes as campaign_routes
+from server.dice_api import routes as dice_routes
 from server.errors import (
     HTTPError,
     json_response,
@@ -43,6 +44,7 @@ from server.errors import (
 )
 from server.hub import Hub
 from server.live import WsMessage, WsServerMessage, ws_encounter
+from server.live_war import ws_campaign
 from server.metrics import Metrics
 from server.requests import bearer, body_of, service, view_role
 from server.service import CommandKey, EncounterService, Replayed, parse_id
@@ -312,10 +314,12 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/api/rules/{rule}", get_rule),
         Route("/rules/{rule}", get_rule),
         *campaign_routes,
+        *dice_routes,
         *simulate_routes,
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),
+        WebSocketRoute("/ws/campaigns/{id}", ws_campaign),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
     handlers: dict[Any, Any] = {

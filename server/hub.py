@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,10 +100,16 @@ class Room:
     def snapshot(self, role: str) -> str:
         text = self.snapshots.get(role)
         if text is None:
-            text = self.snapshots[role] = message(
-                "snapshot", self.proj.version, board(self.proj, role)
-            )
+            text = self.snapshots[role] = message("snapshot", self.proj.version, self.board(role))
         return text
+
+    # What a room sends: an encounter's board and its events filtered per role. Another
+    # stream's room (a War's, server/live_war.py) overrides these two and `proj`.
+    def board(self, role: str) -> dict[str, Any]:
+        return board(self.proj, role)
+
+    def visible(self, envs: list[dict[str, Any]], role: str) -> list[Any]:
+        return visible_to(self.proj, envs, role)
 
 
 def visible_to(proj: Projection, envs: list[dict[str, Any]], role: str) -> list[Any]:
@@ -192,9 +199,7 @@ class Hub:
             return
         version = room.proj.version
         for role in {w.role for w in room.watchers}:
-            text = message(
-                "update", version, board(room.proj, role), visible_to(room.proj, envs, role)
-            )
+            text = message("update", version, room.board(role), room.visible(envs, role))
             for w in [w for w in room.watchers if w.role == role]:
                 self._offer(room, w, text)
 
@@ -214,11 +219,13 @@ class Hub:
                 w.queue.get_nowait()
             w.queue.put_nowait(None)
 
-    async def join(self, stream: str, w: Watcher, after: int | None) -> None:
+    async def join(
+        self, stream: str, w: Watcher, after: int | None, make_room: Callable[[str], Room] = Room
+    ) -> None:
         """Register a watcher, first queueing its snapshot or the updates it missed."""
         room = self.rooms.get(stream)
         if room is None:
-            room = self.rooms[stream] = Room(stream)
+            room = self.rooms[stream] = make_room(stream)
         async with room.lock:
             await self._catch_up(room)
             version = room.proj.version
@@ -227,9 +234,7 @@ class Hub:
             else:
                 missed = await self.store.read_stream(stream, after=after, upto=version)
                 envs = [envelope(r) for r in missed]
-                text = message(
-                    "update", version, board(room.proj, w.role), visible_to(room.proj, envs, w.role)
-                )
+                text = message("update", version, room.board(w.role), room.visible(envs, w.role))
             w.queue.put_nowait(text)
             room.watchers.add(w)
             self.metrics.ws_connections += 1

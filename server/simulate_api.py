@@ -21,7 +21,7 @@ from starlette.routing import Route
 from domain.errors import Invalid, Refused
 from domain.events import event_data
 from domain.rules import REGISTRY
-from domain.simulate import Summary, narrate, simulate
+from domain.simulate import Summary, buckets, narrate, simulate
 from server.errors import HTTPError, json_response
 from server.requests import body_of, service
 from server.simulation import SIMULATE_RULESETS, UsageError, save_fight, simulation_report
@@ -97,11 +97,20 @@ def answer(summary: Summary, names: tuple[str, str], seed: str, lang: str) -> di
         "mean_rounds": summary.mean_rounds,
         "sd_rounds": summary.sd_rounds,
         "mean_damage_per_hit": summary.mean_damage_per_hit,
+        "histograms": {
+            "rounds": histogram(summary.rounds_counts),
+            "damage_per_hit": histogram(summary.damage_counts),
+        },
         "example": {"winner": example.winner, "rounds": example.rounds},
         "narration": narrate(example.events, lang),
         "report": report,
         "seed": seed,
     }
+
+
+def histogram(counts: dict[int, int]) -> list[dict[str, int]]:
+    """A distribution as bars for the page: `[{low, high, count}]`, least value first."""
+    return [{"low": b.low, "high": b.high, "count": b.count} for b in buckets(counts)]
 
 
 def same_fight(stored: list[dict[str, Any]], events: list[Any]) -> bool:

@@ -26,6 +26,8 @@ _LABELS = {
         "ci": "95% CI",
         "rounds": "rounds: mean {mean:.2f}, sd {sd:.2f}",
         "damage": "damage per hit: mean {mean:.2f}",
+        "rounds_hist": "rounds per fight:",
+        "damage_hist": "damage per hit:",
         "example": "One fight (encounter {id}):",
         "won": "{name} wins after {rounds} round(s).",
         "drawn": "A draw after {rounds} round(s).",
@@ -37,6 +39,8 @@ _LABELS = {
         "ci": "IC 95 %",
         "rounds": "rounds : moyenne {mean:.2f}, écart-type {sd:.2f}",
         "damage": "dégâts par coup porté : moyenne {mean:.2f}",
+        "rounds_hist": "rounds par combat :",
+        "damage_hist": "dégâts par coup porté :",
         "example": "Un combat (rencontre {id}) :",
         "won": "{name} l'emporte après {rounds} round(s).",
         "drawn": "Match nul après {rounds} round(s).",
@@ -145,6 +149,12 @@ def simulation_report(
                      f"  {summary.draws}")  # fmt: skip
     lines.append(text["rounds"].format(mean=summary.mean_rounds, sd=summary.sd_rounds))
     lines.append(text["damage"].format(mean=summary.mean_damage_per_hit))
+    for key, counts in (
+        ("rounds_hist", summary.rounds_counts),
+        ("damage_hist", summary.damage_counts),
+    ):
+        if counts:
+            lines += ["", text[key], *text_histogram(counts)]
     example = summary.example
     lines += ["", text["example"].format(id=_example_id(seed))]
     lines.append(narrate(example.events, args.lang))
@@ -154,6 +164,25 @@ def simulation_report(
         winner = names[0] if example.winner == "a" else names[1]
         lines.append(text["won"].format(name=winner, rounds=example.rounds))
     return "\n".join(lines)
+
+
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def text_histogram(counts: Any, width: int = 30) -> list[str]:
+    """One line per bucket: its range, a bar of block characters (in eighths), the count."""
+    from domain.simulate import buckets
+
+    bars = buckets(counts)
+    peak = max(b.count for b in bars) or 1
+    label = [f"{b.low}" if b.low == b.high else f"{b.low}-{b.high}" for b in bars]
+    pad = max(len(x) for x in label)
+    out = []
+    for b, name in zip(bars, label, strict=True):
+        eighths = round(8 * width * b.count / peak)
+        bar = "█" * (eighths // 8) + (_EIGHTHS[eighths % 8] if eighths % 8 else "")
+        out.append(f"  {name.rjust(pad)} {bar.ljust(width)} {b.count}")
+    return out
 
 
 def _example_id(seed: str) -> str:

@@ -4,7 +4,7 @@ import { api } from "./api.js";
 import { html, $ } from "./dom.js";
 import { t, lang, setLang } from "./i18n.js";
 import { Live } from "./live.js";
-import { boardShell, renderStatus, renderOrder, renderSides, renderLog, LogBook } from "./board.js";
+import { boardShell, renderStatus, renderOrder, renderSides, renderLog, renderDice, LogBook } from "./board.js";
 import { setupAudit, openAudit, refreshAudit, auditOpen } from "./audit.js";
 import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer, say } from "./console.js";
 import { home } from "./home.js";
@@ -103,11 +103,34 @@ function render() {
   renderOrder(b);
   renderSides(b);
   renderLog(app.log.lines(app.viewAt ?? Infinity));
+  loadDice();
   if (app.role === "gm") renderGm(app, b);
   if (app.role === "player") renderPlayer(app, b);
   const controls = $("#controls");
   if (controls) controls.disabled = app.viewAt !== null;
   renderHistoryBar();
+}
+
+// The dice card is fetched at most once per second, and only when the board moved.
+let diceAt = -1;
+let diceTimer = null;
+function loadDice() {
+  const v = app.board ? app.board.version : 0;
+  if (v === diceAt) {
+    if (app.diceStats) renderDice(app.diceStats);
+    return;
+  }
+  if (diceTimer) return;
+  diceTimer = setTimeout(async () => {
+    diceTimer = null;
+    const at = app.board.version;
+    try {
+      app.diceStats = await api.dice(app.id, app.token);
+      diceAt = at;
+      renderDice(app.diceStats);
+    } catch { /* the next board update tries again */ }
+    if (app.board.version !== at) loadDice();
+  }, diceAt < 0 ? 0 : 400);
 }
 
 function renderHistoryBar() {

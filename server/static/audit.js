@@ -3,6 +3,7 @@
 import { api } from "./api.js";
 import { html, patch, $ } from "./dom.js";
 import { t, localized, outcome } from "./i18n.js";
+import { ct, diceCharts } from "./charts.js";
 
 let ctx = null; // {id, token, canDispute, onDisputed}
 let lastFocus = null;
@@ -117,7 +118,9 @@ export async function refreshAudit() {
     </form>` : "";
   const body = $("#audit-body");
   body._rendered = null;
-  body.innerHTML = String(html`${auditHtml(a)}${form}`);
+  body.innerHTML = String(html`${auditHtml(a)}${form}<section class="audit-dice" aria-labelledby="audit-dice-title">
+    <h3 id="audit-dice-title">${ct("dice_title")}</h3><div id="audit-dice"></div></section>`);
+  showFairness(a, n);
   const f = $("#dispute-form");
   if (f) {
     f.addEventListener("submit", async (e) => {
@@ -135,6 +138,20 @@ export async function refreshAudit() {
       }
     });
   }
+}
+
+/** How this roll's dice have behaved over the encounter (same source, same sizes). */
+async function showFairness(a, n) {
+  let stats;
+  try {
+    stats = await api.dice(ctx.id, ctx.token);
+  } catch {
+    return;
+  }
+  const el = $("#audit-dice");
+  if (current !== n || !el) return;
+  const only = [...new Set(a.sizes.map((s) => `d${s}`))];
+  el.innerHTML = String(diceCharts(stats, { only, source: a.source === "manual" ? "manual" : "server" }));
 }
 
 export function auditOpen() { return current; }

@@ -2,6 +2,7 @@
 // resource bars, the pending reaction, and the log with dice faces and audit buttons.
 import { html, patch, $ } from "./dom.js";
 import { t, localized, lang } from "./i18n.js";
+import { ct, diceCharts } from "./charts.js";
 
 export function boardShell() {
   return html`
@@ -21,6 +22,11 @@ export function boardShell() {
     <section class="card log-card" aria-labelledby="log-title">
       <h2 id="log-title">${t("log")}</h2>
       <ol id="log" class="log" aria-live="polite" aria-relevant="additions"></ol>
+    </section>
+    <section class="card dice-card" aria-labelledby="dice-title">
+      <h2 id="dice-title">${ct("dice_title")}</h2>
+      <div id="dice-stats"><p class="muted">${t("loading")}</p></div>
+      <p class="muted small">${ct("hidden_note")}</p>
     </section>`;
 }
 
@@ -142,4 +148,9 @@ export function renderLog(lines) {
   }
   const card = ol.parentElement;
   if (card) ol.scrollTop = ol.scrollHeight;
+}
+
+/** The dice fairness card (GET /api/encounters/{id}/dice for the caller's role). */
+export function renderDice(stats) {
+  patch($("#dice-stats"), diceCharts(stats));
 }

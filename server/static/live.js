@@ -1,8 +1,9 @@
-// The live feed: WS /ws/encounters/{id}?token=T&after=V with reconnect (backoff) and resume.
+// The live feed: WS /ws/encounters/{id}?token=T&after=V (or /ws/campaigns/{id} for a War,
+// `kind: "campaigns"`) with reconnect (backoff) and resume.
 // Boards are applied only when their version is newer, so a resumed feed never repeats.
 export class Live {
-  constructor({ id, token, onBoard, onState }) {
-    Object.assign(this, { id, token, onBoard, onState });
+  constructor({ id, token, onBoard, onState, kind = "encounters" }) {
+    Object.assign(this, { id, token, onBoard, onState, kind });
     this.version = 0;
     this.delay = 250;
     this.stopped = false;
@@ -29,7 +30,7 @@ export class Live {
     this.onState(this.connectedOnce ? "reconnecting" : "connecting");
     let ws;
     try {
-      ws = new WebSocket(`${proto}://${location.host}/ws/encounters/${this.id}?${q}`);
+      ws = new WebSocket(`${proto}://${location.host}/ws/${this.kind}/${this.id}?${q}`);
     } catch {
       this.retry();
       return;

@@ -6,6 +6,7 @@
 import { api, request } from "./api.js";
 import { html, $, esc, copyText } from "./dom.js";
 import { t, lang } from "./i18n.js";
+import { ct, simCharts, simCompare } from "./charts.js";
 
 const KEY = "fracas:simulate";
 const SIDES = ["a", "b"];
@@ -20,6 +21,7 @@ const sim = {
   body: null,      // the request that gave it
   running: false,
   download: null,  // the object URL of the report file
+  kept: null,      // a run kept to compare the next ones with
 };
 
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -139,6 +141,11 @@ function resultsView(r) {
       <div><dt>${t("sim_rounds")}</dt><dd id="sim-rounds">${t("sim_mean_sd", { mean: num(r.mean_rounds), sd: num(r.sd_rounds) })}</dd></div>
       <div><dt>${t("sim_damage")}</dt><dd id="sim-damage">${t("sim_mean", { mean: num(r.mean_damage_per_hit) })}</dd></div>
     </dl>
+    <h3>${ct("sim_charts")}</h3>
+    ${simCharts(r)}
+    <p class="sim-pin-row"><button type="button" id="sim-pin" class="secondary">${sim.kept ? ct("unpin") : ct("pin")}</button>
+      ${sim.kept ? "" : html`<span class="muted small">${ct("compare_hint")}</span>`}</p>
+    ${sim.kept && sim.kept !== r ? html`<div id="sim-compare-box">${simCompare(sim.kept, r)}</div>` : ""}
     ${r.encounter ? html`<p id="sim-encounter" class="sim-saved">${r.encounter.saved ? t("sim_saved") : t("sim_already_saved")}
       <a href="${r.encounter.board}">${t("sim_board_link")}</a> <code class="small">${r.encounter.id}</code></p>` : ""}
     <h3>${t("sim_told")}</h3>
@@ -277,6 +284,11 @@ function showResult() {
   }
   box.innerHTML = String(resultsView(sim.result));
   box.hidden = false;
+  $("#sim-pin").addEventListener("click", () => {
+    sim.kept = sim.kept ? null : sim.result;
+    showResult();
+    $("#sim-pin").focus();
+  });
   $("#sim-copy").disabled = false;
   sim.download = URL.createObjectURL(new Blob([`${sim.result.report}\n`], { type: "text/plain;charset=utf-8" }));
   $("#sim-download").href = sim.download;

@@ -5,6 +5,7 @@ import { request } from "./api.js";
 import { html, patch, $, setOptions } from "./dom.js";
 import { t } from "./i18n.js";
 import { save as saveEncounter, known, warSaved, warSave } from "./store.js";
+import { Live } from "./live.js";
 
 const RULESET = "ranks-d100";
 
@@ -357,10 +358,6 @@ export function remountWar() {
   if (!war.view) return;
   setBadge();
   mount();
-  // No live feed for a War: catch up when the GM comes back from an encounter's tab.
-  document.addEventListener("visibilitychange", () => {
-    if (!document.hidden) reload().catch(() => { /* shown again on the next command */ });
-  });
 }
 
 export async function warPage(id) {
@@ -381,8 +378,26 @@ export async function warPage(id) {
   war.presets = (rulesets.find((r) => r.id === RULESET) || {}).presets || {};
   setBadge();
   mount();
-  // No live feed for a War: catch up when the GM comes back from an encounter's tab.
-  document.addEventListener("visibilitychange", () => {
-    if (!document.hidden) reload().catch(() => { /* shown again on the next command */ });
+  // The live feed: every change to the War's stream (an encounter carried back, a new Day)
+  // arrives as the War's view for this token.
+  war.live = new Live({
+    id,
+    token: war.token,
+    kind: "campaigns",
+    onBoard: (view) => {
+      if (war.view && view.version < war.view.version) return;
+      war.view = view;
+      render();
+    },
+    onState: setConn,
   });
+  war.live.start(war.view.version);
+}
+
+function setConn(state) {
+  const el = $("#conn");
+  if (!el) return;
+  el.hidden = false;
+  el.dataset.state = state;
+  el.textContent = t(state);
 }

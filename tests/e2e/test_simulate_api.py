@@ -39,6 +39,10 @@ def test_the_api_gives_the_numbers_of_the_domain_resolver(api: Api) -> None:
     assert "Round 1" in got["narration"] and "Fangeux attacks Milicien" in got["narration"]
     assert got["names"] == {"a": "Milicien", "b": "Fangeux"}
     assert "Milicien wins" in got["report"] and "95% CI" in got["report"]
+    hist = got["histograms"]
+    assert sum(b["count"] for b in hist["rounds"]) == got["fights"]
+    assert all(b["low"] <= b["high"] for b in hist["rounds"] + hist["damage_per_hit"])
+    assert "rounds per fight:" in got["report"] and "█" in got["report"]
     assert "encounter" not in got
 
 

@@ -1,0 +1,60 @@
+"""Dice fairness over HTTP: `GET /api/encounters/{id}/dice` and `/api/campaigns/{id}/dice`.
+
+Both answer `{"server": {"d6": {faces, rolls, expected, chi2, df, p_value}, ...},
+"manual": {...}}` (projections/dice.py), filtered for the caller: a hidden roll counts
+for a player or a spectator only once its encounter has closed; the GM's token sees all.
+A War's dice are those of the encounters carried back into it (the War's stream names
+them), which are closed, so every caller counts the same dice there.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from projections import dice
+from server import auth
+from server.campaigns import load as load_war
+from server.campaigns import parse_campaign
+from server.errors import HTTPError, json_response
+from server.requests import bearer, service, view_role
+from server.service import parse_id
+
+
+async def encounter_dice(request: Request) -> Response:
+    svc = service(request)
+    eid = parse_id(request.path_params["id"])
+    token = bearer(request)
+    role = "public"
+    if token is not None:
+        who = await svc.principal(eid, token)
+        if who is None:
+            raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
+        role = view_role(who)
+    envs = await svc.envelopes(eid)
+    if not envs:
+        raise HTTPError(404, "not_found", f"no encounter {eid}")
+    return json_response(dice.fairness(dice.count(envs, role)))
+
+
+async def campaign_dice(request: Request) -> Response:
+    svc = service(request)
+    campaign_id = parse_campaign(request.path_params["id"])
+    token = bearer(request)
+    role = "public"
+    if token is not None:
+        who = await auth.principal(svc.pool, campaign_id, token)
+        if who is None:
+            raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+        role = "gm" if who.role == "gm" else "public"
+    loaded = await load_war(svc, campaign_id)
+    parts = [dice.count(await svc.envelopes(eid), role) for eid in loaded.carried()]
+    answer = dice.fairness(dice.merge(parts))
+    return json_response({**answer, "encounters": loaded.carried()})
+
+
+routes: list[Route] = [
+    Route("/api/encounters/{id}/dice", encounter_dice),
+    Route("/api/campaigns/{id}/dice", campaign_dice),
+]

@@ -1,0 +1,122 @@
+"""A War's live feed: WS /ws/campaigns/{id}?token=T&after=V.
+
+Like an encounter's (CONTRACT section 7, server/live.py): on connect a `snapshot` of the
+War as `GET /api/campaigns/{id}` shows it (or, with `after`, one `update` with every
+missed event), then an `update {version, events, board}` for each change committed to
+the War's stream, so a GM watching the War sees HP, mana and Luck change as its
+encounters close and are carried back. The hub's own rooms, checkpoints, NOTIFY wake-ups
+and slow-client drops serve it: a `WarRoom` only folds War events instead of an
+encounter's. Only the War's GM token sees sheets (in the board and in the events).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from domain import campaign as war
+from domain.errors import NotFound
+from server import auth
+from server.campaigns import War, load, parse_campaign, stream_of, view
+from server.hub import Hub, Room, Watcher
+from server.live import _ws_decoder
+from server.requests import service
+
+
+class WarFold:
+    """A War folded from its envelopes, with the encounters carried back into it."""
+
+    def __init__(self, campaign_id: str) -> None:
+        self.id = campaign_id
+        self.state = war.CampaignState()
+        self.version = 0
+        self.carried: list[str] = []
+
+    def extend(self, envelopes: list[dict[str, Any]]) -> None:
+        for env in envelopes:
+            war.evolve(self.state, war.event_from(str(env["type"]), env["data"]))
+            encounter = str((env.get("meta") or {}).get("encounter", ""))
+            if encounter and encounter not in self.carried:
+                self.carried.append(encounter)
+            self.version = int(env["version"])
+
+
+class WarRoom(Room):
+    """The hub's room of one War stream: its board is the War's view for the role."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.proj = WarFold(stream.partition("-")[2])  # type: ignore[assignment]
+
+    @property
+    def fold(self) -> WarFold:
+        fold: WarFold = self.proj  # type: ignore[assignment]
+        return fold
+
+    def board(self, role: str) -> dict[str, Any]:
+        f = self.fold
+        shown = view(War(f.id, f.state, f.version, []), gm=role == "gm")
+        return {**shown, "encounters": list(f.carried)}
+
+    def visible(self, envs: list[dict[str, Any]], role: str) -> list[Any]:
+        return envs if role == "gm" else [_without_sheet(e) for e in envs]
+
+
+def _without_sheet(env: Mapping[str, Any]) -> dict[str, Any]:
+    data = env.get("data") or {}
+    if "sheet" not in data:
+        return dict(env)
+    return {**env, "data": {**data, "sheet": {}}, "redacted": True}
+
+
+async def ws_campaign(websocket: WebSocket) -> None:
+    svc = service(websocket)
+    try:
+        campaign_id = parse_campaign(websocket.path_params["id"])
+        await load(svc, campaign_id)
+    except NotFound:
+        await websocket.close(code=4404)
+        return
+    token = websocket.query_params.get("token")
+    who = await auth.principal(svc.pool, campaign_id, token) if token else None
+    raw_after = websocket.query_params.get("after")
+    if (token and who is None) or (raw_after is not None and not raw_after.isdigit()):
+        await websocket.close(code=4401 if token and who is None else 4400)
+        return
+    await websocket.accept()
+    hub: Hub = websocket.app.state.hub
+    stream = stream_of(campaign_id)
+    watcher = Watcher(websocket, "gm" if who is not None and who.role == "gm" else "public")
+    after = int(raw_after) if raw_after is not None else None
+    await hub.join(stream, watcher, after, make_room=WarRoom)
+
+    async def pump() -> None:
+        while True:
+            text = await watcher.queue.get()
+            if text is None:
+                await websocket.close(code=1013 if watcher.dropped else 1001)
+                return
+            await websocket.send_text(text)
+            del text
+
+    sender = asyncio.create_task(pump())
+    try:
+        while True:
+            incoming = await websocket.receive_text()
+            try:
+                _ws_decoder.decode(incoming)
+                reply: dict[str, Any] = {"type": "pong"}
+            except (msgspec.DecodeError, msgspec.ValidationError) as e:
+                reply = {"type": "error", "error": {"code": "invalid", "message": str(e)}}
+            if not watcher.queue.full():
+                watcher.queue.put_nowait(json.dumps(reply))
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        sender.cancel()
+        hub.leave(stream, watcher)
