@@ -24,6 +24,8 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import create_app
+    from server.live import CLIENT_FRAME_LIMIT
+    from server.ws_transport import protocol
 
     app = create_app(args.database_url, fracas_home())
     # A cold load allocates ~100k short-lived objects per 10,000 events; the default
@@ -32,11 +34,14 @@ def serve(args: argparse.Namespace) -> int:
     gc.set_threshold(100_000, 20, 100)
     # No permessage-deflate: it would compress the same update once per watcher (~230 us
     # and ~256 KiB of zlib state each), undoing "encode once per role" (bench/RESULTS.md).
+    # A client only ever sends a ping: a bigger frame closes 1009 before it is buffered.
     uvicorn.run(
         app,
         host=args.host,
         port=args.port,
-        ws="websockets-sansio",  # the websockets library's Sans-I/O protocol
+        # the websockets library's Sans-I/O protocol, resetting clients that stop reading
+        ws=protocol(args.ws_send_timeout),
+        ws_max_size=CLIENT_FRAME_LIMIT,
         ws_per_message_deflate=False,
         log_level="info",
     )
@@ -138,6 +143,16 @@ def audit(args: argparse.Namespace) -> int:
     return asyncio.run(with_service(args.database_url, work))
 
 
+def seconds(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 3600, got {raw!r}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fracas", description="Fracas encounter server")
     sub = p.add_subparsers(dest="command", required=True)
@@ -149,6 +164,13 @@ def parser() -> argparse.ArgumentParser:
     s = with_db(sub.add_parser("serve", help="serve the API, websockets and web UI"))
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
+    s.add_argument(
+        "--ws-send-timeout",
+        type=seconds,
+        default=5.0,
+        metavar="SECONDS",
+        help="reset a websocket whose client leaves its updates unread this long (default 5)",
+    )
     s.set_defaults(run=serve)
     d = with_db(sub.add_parser("demo", help="create a ready encounter and print its links"))
     d.add_argument("--ruleset", default="plain-d100")

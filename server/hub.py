@@ -60,6 +60,11 @@ class Mailbox:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
+    def end(self) -> None:
+        """Drop whatever is queued and queue the end (None), full or not."""
+        self._items.clear()
+        self.put_nowait(None)
+
     def get_nowait(self) -> str | None:
         if not self._items:
             raise asyncio.QueueEmpty
@@ -150,7 +155,10 @@ class Hub:
                 await self._task
         for room in list(self.rooms.values()):
             for w in list(room.watchers):
-                w.queue.put_nowait(None)
+                try:
+                    w.queue.put_nowait(None)  # after what is queued
+                except asyncio.QueueFull:
+                    w.queue.end()
 
     async def _run(self) -> None:
         # The subscription reconnects by itself; this loop only covers a failure to open
@@ -215,9 +223,7 @@ class Hub:
             w.dropped = True
             room.watchers.discard(w)
             self.metrics.ws_dropped += 1
-            while not w.queue.empty():
-                w.queue.get_nowait()
-            w.queue.put_nowait(None)
+            w.queue.end()
 
     async def join(
         self, stream: str, w: Watcher, after: int | None, make_room: Callable[[str], Room] = Room

@@ -2,12 +2,15 @@
 
 A connection joins its encounter's room in the hub, which queues the snapshot (or every
 missed update) and then each committed change; a pump sends them. What the client may
-send is a ping; anything else gets an error message and the socket stays open.
+send is a ping; other text gets an error message and the socket stays open, a binary
+frame closes it 1003. A frame over CLIENT_FRAME_LIMIT closes it 1009 and a client that
+stops reading is reset: both happen below ASGI, in server/ws_transport.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -63,6 +66,9 @@ WsServerMessage = WsSnapshot | WsUpdate | WsPong | WsError
 
 _ws_decoder = msgspec.json.Decoder(WsMessage)
 
+# The largest frame a client may send (uvicorn's ws_max_size): a ping is 15 bytes.
+CLIENT_FRAME_LIMIT = 4 * 1024
+
 
 async def ws_encounter(websocket: WebSocket) -> None:
     try:
@@ -89,20 +95,33 @@ async def ws_encounter(websocket: WebSocket) -> None:
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
 
     async def pump() -> None:
-        while True:
-            text = await watcher.queue.get()
-            if text is None:
-                await websocket.close(code=1013 if watcher.dropped else 1001)
-                return
-            await websocket.send_text(text)
-            del text  # an idle watcher must not keep its last update alive
+        try:
+            while True:
+                text = await watcher.queue.get()
+                if text is None:
+                    await websocket.close(code=1013 if watcher.dropped else 1001)
+                    return
+                await websocket.send_text(text)
+                del text  # an idle watcher must not keep its last update alive
+        except WebSocketDisconnect:
+            pass  # the transport is gone (a client that stopped reading is reset under us)
 
     sender = asyncio.create_task(pump())
     try:
         while True:
-            incoming = await websocket.receive_text()
+            incoming = await websocket.receive()
+            if incoming["type"] == "websocket.disconnect":
+                return
+            text = incoming.get("text")
+            if text is None:
+                sender.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sender
+                with contextlib.suppress(WebSocketDisconnect):
+                    await websocket.close(code=1003, reason="text frames only")
+                return
             try:
-                _ws_decoder.decode(incoming)
+                _ws_decoder.decode(text)
                 reply: dict[str, Any] = {"type": "pong"}
             except (msgspec.DecodeError, msgspec.ValidationError) as e:
                 reply = {"type": "error", "error": {"code": "invalid", "message": str(e)}}

@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,9 +36,13 @@ class Instance:
 
 
 def start_server(
-    database_url: str, log_path: str | None = None, port: int | None = None
+    database_url: str,
+    log_path: str | None = None,
+    port: int | None = None,
+    options: Sequence[str] = (),
 ) -> Instance:
-    """`fracas serve` on `port` (a free one if not given); its output appends to log_path."""
+    """`fracas serve` on `port` (a free one if not given) with more command line `options`;
+    its output appends to log_path."""
     port = port or free_port()
     log = open(log_path or os.devnull, "ab")  # noqa: SIM115 - closed in stop_server
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -53,6 +57,7 @@ def start_server(
             str(port),
             "--database-url",
             database_url,
+            *options,
         ],
         env=env,
         stdout=log,
