@@ -93,6 +93,13 @@ async def ws_encounter(websocket: WebSocket) -> None:
     stream = stream_of(eid)
     watcher = Watcher(websocket, view_role(who))
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
+    await serve_watcher(websocket, hub, stream, watcher)
+
+
+async def serve_watcher(websocket: WebSocket, hub: Hub, stream: str, watcher: Watcher) -> None:
+    """Pump a joined watcher's mailbox to its socket and answer its pings, until either
+    side ends; a binary frame closes 1003. Shared by every live stream (encounters, Wars).
+    """
 
     async def pump() -> None:
         try:

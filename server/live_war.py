@@ -11,20 +11,17 @@ encounter's. Only the War's GM token sees sheets (in the board and in the events
 
 from __future__ import annotations
 
-import asyncio
-import json
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from domain import campaign as war
 from domain.errors import NotFound
 from server import auth
 from server.campaigns import War, load, parse_campaign, stream_of, view
 from server.hub import Hub, Room, Watcher
-from server.live import _ws_decoder
+from server.live import serve_watcher
 from server.requests import service
 
 
@@ -94,29 +91,4 @@ async def ws_campaign(websocket: WebSocket) -> None:
     watcher = Watcher(websocket, "gm" if who is not None and who.role == "gm" else "public")
     after = int(raw_after) if raw_after is not None else None
     await hub.join(stream, watcher, after, make_room=WarRoom)
-
-    async def pump() -> None:
-        while True:
-            text = await watcher.queue.get()
-            if text is None:
-                await websocket.close(code=1013 if watcher.dropped else 1001)
-                return
-            await websocket.send_text(text)
-            del text
-
-    sender = asyncio.create_task(pump())
-    try:
-        while True:
-            incoming = await websocket.receive_text()
-            try:
-                _ws_decoder.decode(incoming)
-                reply: dict[str, Any] = {"type": "pong"}
-            except (msgspec.DecodeError, msgspec.ValidationError) as e:
-                reply = {"type": "error", "error": {"code": "invalid", "message": str(e)}}
-            if not watcher.queue.full():
-                watcher.queue.put_nowait(json.dumps(reply))
-    except (WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        sender.cancel()
-        hub.leave(stream, watcher)
+    await serve_watcher(websocket, hub, stream, watcher)
