@@ -16,6 +16,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from domain.errors import Refused
 from domain.state import SPECTATOR
+from server import auth
 from server.hub import Hub, Watcher
 from server.requests import service, view_role
 from server.service import parse_id, stream_of
@@ -87,12 +88,24 @@ async def ws_encounter(websocket: WebSocket) -> None:
     stream = stream_of(eid)
     watcher = Watcher(websocket, view_role(who))
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
+    revoked = False
+
+    def on_revoke() -> None:  # the GM revoked this socket's token (server/tokens.py)
+        nonlocal revoked
+        revoked = True
+        while not watcher.queue.empty():
+            watcher.queue.get_nowait()
+        watcher.queue.put_nowait(None)
+
+    token_id = await auth.id_of(svc.pool, eid, token) if token else None
+    watch = websocket.app.state.revocations.watch(token_id, on_revoke) if token_id else None
 
     async def pump() -> None:
         while True:
             text = await watcher.queue.get()
             if text is None:
-                await websocket.close(code=1013 if watcher.dropped else 1001)
+                code = 4401 if revoked else 1013 if watcher.dropped else 1001
+                await websocket.close(code=code)
                 return
             await websocket.send_text(text)
             del text  # an idle watcher must not keep its last update alive
@@ -113,3 +126,5 @@ async def ws_encounter(websocket: WebSocket) -> None:
     finally:
         sender.cancel()
         hub.leave(stream, watcher)
+        if watch is not None:
+            websocket.app.state.revocations.unwatch(watch)
