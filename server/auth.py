@@ -83,7 +83,9 @@ async def tokens_of(pool: asyncpg.Pool[Any], encounter_id: str) -> list[dict[str
     """The encounter's live tokens, oldest first: never their secret nor its hash."""
     rows = await pool.fetch(
         "SELECT id, role, combatants, created_at, last_used FROM tokens"
-        " WHERE encounter = $1 AND revoked_at IS NULL ORDER BY created_at, id",
+        " WHERE encounter = $1 AND revoked_at IS NULL"
+        " ORDER BY created_at, array_position(ARRAY['gm', 'spectator', 'player'], role),"
+        " combatants, id",
         encounter_id,
     )
     return [

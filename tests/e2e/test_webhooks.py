@@ -20,7 +20,7 @@ from unittest import mock
 
 import pytest
 
-from tests.e2e.conftest import Api, Instance, free_port, start_server, stop_server
+from tests.e2e.conftest import Api, free_port, start_server, stop_server
 
 FAST = {
     "FRACAS_WEBHOOK_ALLOW": "127.0.0.1",
