@@ -43,4 +43,7 @@ export const api = {
   exportText: (id, token, format) =>
     request("GET", `/api/encounters/${id}/export?format=${format}`, { token, text: true }),
   me: (id, token) => request("GET", `/api/encounters/${id}/me`, { token }),
+  tokens: (id, token) => request("GET", `/api/encounters/${id}/tokens`, { token }),
+  issueToken: (id, token, body) => request("POST", `/api/encounters/${id}/tokens`, { token, body }),
+  revokeToken: (id, token, tokenId) => request("DELETE", `/api/encounters/${id}/tokens/${tokenId}`, { token }),
 };
