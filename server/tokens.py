@@ -148,9 +148,10 @@ class Revocations:
             try:
                 conn = await asyncpg.connect(self._dsn)
                 await conn.add_listener(auth.REVOKED, self._on_notify)
-                while not conn.is_closed():
+                while True:
                     await self.check()
                     await asyncio.sleep(self._sweep)
+                    await asyncio.wait_for(conn.execute("SELECT 1"), 5)  # still listening?
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # the database away: retry, sockets stay as they are
