@@ -167,6 +167,8 @@ class Webhooks:
         """Turn every webhook's new events into deliveries."""
         hooks = await self.pool.fetch(_SQL_HOOKS)
         self._watched = {stream_of(h["encounter"]) for h in hooks}
+        for stream in set(self._folds) - self._watched:  # webhook gone: drop its fold
+            del self._folds[stream]
         for h in hooks:
             if (h["head"] or 0) > h["checkpoint"]:
                 await self._scan_one(h["id"])
