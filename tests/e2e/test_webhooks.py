@@ -10,16 +10,20 @@ import hashlib
 import hmac
 import json
 import os
+import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from unittest import mock
 
+import asyncpg
 import pytest
+import pytest_asyncio
 
+from server.db import apply_schema, url_with_database
 from tests.e2e.conftest import Api, free_port, start_server, stop_server
 
 FAST = {
@@ -79,15 +83,39 @@ class Receiver:
             return [h["x-fracas-delivery"] for h, _ in self.got]
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def hook_database(server_url: str) -> AsyncIterator[str]:
+    """A database of its own: every instance on a database delivers its webhooks, and the
+    session's other servers are not allowed to call 127.0.0.1."""
+    name = f"fracas_test_{secrets.token_hex(6)}"
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = url_with_database(server_url, name)
+    conn = await asyncpg.connect(url)
+    try:
+        await apply_schema(conn)
+    finally:
+        await conn.close()
+    yield url
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
 @pytest.fixture(scope="module")
 def hooked(
-    database_url: str, tmp_path_factory: pytest.TempPathFactory
+    hook_database: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Api, Api]]:
     """Two instances allowed to call 127.0.0.1, with a 1 s timeout and fast retries."""
     logs = tmp_path_factory.mktemp("webhook-logs")
     with mock.patch.dict(os.environ, FAST):
-        one = start_server(database_url, str(logs / "one.log"))
-        two = start_server(database_url, str(logs / "two.log"))
+        one = start_server(hook_database, str(logs / "one.log"))
+        two = start_server(hook_database, str(logs / "two.log"))
     apis = Api(one.base), Api(two.base)
     yield apis
     for a in apis:
