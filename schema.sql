@@ -250,6 +250,25 @@ CREATE TABLE IF NOT EXISTS tokens (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- Each token has a short public id (random, not derived from the secret) that the GM
+-- lists and revokes by. A revoked token opens nothing (revoked_at is set, the row is
+-- kept). last_used is refreshed at most once a minute per token, so reads stay reads.
+-- (Added in place to older databases: a volatile default fills every existing row.)
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT FROM information_schema.columns
+                  WHERE table_schema = current_schema() AND table_name = 'tokens'
+                    AND column_name = 'id') THEN
+    ALTER TABLE tokens ADD COLUMN id text NOT NULL
+      DEFAULT left(replace(gen_random_uuid()::text, '-', ''), 16);
+  END IF;
+END;
+$$;
+ALTER TABLE tokens ADD COLUMN IF NOT EXISTS revoked_at timestamptz;
+ALTER TABLE tokens ADD COLUMN IF NOT EXISTS last_used timestamptz;
+CREATE UNIQUE INDEX IF NOT EXISTS tokens_id_key ON tokens (id);
+CREATE INDEX IF NOT EXISTS tokens_encounter_idx ON tokens (encounter);
+
 -- Dice seeds stay out of the events until they are revealed.
 CREATE TABLE IF NOT EXISTS dice_seeds (
   encounter uuid    NOT NULL,
@@ -258,6 +277,62 @@ CREATE TABLE IF NOT EXISTS dice_seeds (
   revealed  boolean NOT NULL DEFAULT false,
   PRIMARY KEY (encounter, seed_id)
 );
+
+
+-- ---------------------------------------------------------------------------
+-- Webhooks (CONTRACT section 8): configuration and an outbox, not events
+--
+-- One webhook per encounter. Its URL and signing secret live only here (never in an
+-- event, never in a log line). `checkpoint` is the last version of the encounter's
+-- stream the webhook subscriber has turned into deliveries; the subscriber advances it
+-- in the same transaction as it inserts them, holding the webhook row with
+-- FOR UPDATE SKIP LOCKED, so two instances never scan one webhook at once.
+--
+-- Invariants of webhook_deliveries:
+--   * at most one delivery per (webhook, version, kind): UNIQUE, inserted with
+--     ON CONFLICT DO NOTHING, so a re-scan after a crash adds nothing twice.
+--   * a pending row is due at next_at. A worker claims due rows with FOR UPDATE SKIP
+--     LOCKED and moves next_at past its lease in the same statement, so exactly one
+--     instance sends each attempt; a crashed worker's lease runs out and another
+--     instance takes the row up. Delivery is at least once: receivers dedupe on id
+--     (the X-Fracas-Delivery header).
+--   * body holds the exact bytes sent (no token in it); the signature is computed at
+--     send time from the webhook's secret.
+-- ---------------------------------------------------------------------------
+
+CREATE TABLE IF NOT EXISTS webhooks (
+  id         text        PRIMARY KEY,
+  encounter  uuid        NOT NULL UNIQUE,
+  url        text        NOT NULL,
+  format     text        NOT NULL CHECK (format IN ('json', 'discord')),
+  kinds      text[]      NOT NULL,
+  lang       text        NOT NULL DEFAULT 'en' CHECK (lang IN ('en', 'fr')),
+  base       text        NOT NULL DEFAULT '',  -- the origin board links start with
+  secret     text        NOT NULL,
+  checkpoint bigint      NOT NULL DEFAULT 0 CHECK (checkpoint >= 0),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id           text        PRIMARY KEY,  -- X-Fracas-Delivery
+  webhook      text        NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  version      bigint      NOT NULL,
+  kind         text        NOT NULL,
+  body         text        NOT NULL,
+  state        text        NOT NULL DEFAULT 'pending'
+                           CHECK (state IN ('pending', 'delivered', 'failed')),
+  attempts     integer     NOT NULL DEFAULT 0,
+  next_at      timestamptz NOT NULL DEFAULT now(),
+  last_status  integer,               -- the receiver's HTTP status, if it answered
+  last_error   text,                  -- why the last attempt failed (never the URL)
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  delivered_at timestamptz,
+  CONSTRAINT webhook_deliveries_event_key UNIQUE (webhook, version, kind)
+);
+
+-- Workers look for due pending rows only.
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due_idx
+  ON webhook_deliveries (next_at) WHERE state = 'pending';
 
 
 -- ---------------------------------------------------------------------------
@@ -295,5 +370,8 @@ BEGIN
   REVOKE ALL ON command_keys, tokens, dice_seeds FROM PUBLIC, fracas_app;
   GRANT SELECT, INSERT ON command_keys TO fracas_app;
   GRANT SELECT, INSERT, UPDATE ON tokens, dice_seeds TO fracas_app;
+
+  REVOKE ALL ON webhooks, webhook_deliveries FROM PUBLIC, fracas_app;
+  GRANT SELECT, INSERT, UPDATE, DELETE ON webhooks, webhook_deliveries TO fracas_app;
 END;
 $$;

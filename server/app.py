@@ -50,6 +50,11 @@ from server.requests import bearer, body_of, service, view_role
 from server.service import CommandKey, EncounterService, Replayed, parse_id
 from server.simulate_api import routes as simulate_routes
 from server.store import PostgresEventStore
+from server.tokens import Revocations
+from server.tokens import routes as token_routes
+from server.webhook_delivery import Settings as WebhookSettings
+from server.webhook_delivery import Webhooks
+from server.webhooks import routes as webhook_routes
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -288,8 +293,14 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
             app.state.service = EncounterService(pool, store, app.state.metrics)
             app.state.hub = Hub(store, app.state.metrics)
             app.state.hub.start()
+            app.state.revocations = Revocations(pool, url)  # revoked tokens' sockets close
+            app.state.revocations.start()
+            app.state.webhooks = Webhooks(pool, store, WebhookSettings.from_env())
+            app.state.webhooks.start()
             app.state.simulations = asyncio.Semaphore(2)  # POST /api/simulate, CPU-bound
             yield
+            await app.state.webhooks.stop()
+            await app.state.revocations.stop()
             await app.state.hub.stop()
         finally:
             await pool.close()
@@ -313,6 +324,8 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/api/schema", schema),
         Route("/api/rules/{rule}", get_rule),
         Route("/rules/{rule}", get_rule),
+        *token_routes,
+        *webhook_routes,
         *campaign_routes,
         *dice_routes,
         *simulate_routes,

@@ -88,6 +88,7 @@ class Watcher:
     role: str
     queue: Mailbox = field(default_factory=lambda: Mailbox(QUEUE))
     dropped: bool = False
+    revoked: bool = False  # its token was revoked: closed 4401
 
 
 @dataclass(eq=False)

@@ -19,6 +19,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from domain.errors import Refused
 from domain.state import SPECTATOR
+from server import auth
 from server.hub import Hub, Watcher
 from server.requests import service, view_role
 from server.service import parse_id, stream_of
@@ -93,12 +94,25 @@ async def ws_encounter(websocket: WebSocket) -> None:
     stream = stream_of(eid)
     watcher = Watcher(websocket, view_role(who))
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
-    await serve_watcher(websocket, hub, stream, watcher)
+    token_id = await auth.id_of(svc.pool, eid, token) if token else None
+    revocations = websocket.app.state.revocations
+
+    def on_revoke() -> None:  # the GM revoked this socket's token (server/tokens.py)
+        watcher.revoked = True
+        watcher.queue.end()
+
+    watch = revocations.watch(token_id, on_revoke) if token_id else None
+    try:
+        await serve_watcher(websocket, hub, stream, watcher)
+    finally:
+        if watch is not None:
+            revocations.unwatch(watch)
 
 
 async def serve_watcher(websocket: WebSocket, hub: Hub, stream: str, watcher: Watcher) -> None:
     """Pump a joined watcher's mailbox to its socket and answer its pings, until either
-    side ends; a binary frame closes 1003. Shared by every live stream (encounters, Wars).
+    side ends; a binary frame closes 1003, a revoked token 4401. Shared by every live
+    stream (encounters, Wars).
     """
 
     async def pump() -> None:
@@ -106,7 +120,8 @@ async def serve_watcher(websocket: WebSocket, hub: Hub, stream: str, watcher: Wa
             while True:
                 text = await watcher.queue.get()
                 if text is None:
-                    await websocket.close(code=1013 if watcher.dropped else 1001)
+                    code = 4401 if watcher.revoked else 1013 if watcher.dropped else 1001
+                    await websocket.close(code=code)
                     return
                 await websocket.send_text(text)
                 del text  # an idle watcher must not keep its last update alive

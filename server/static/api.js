@@ -45,4 +45,7 @@ export const api = {
   dice: (id, token) => request("GET", `/api/encounters/${id}/dice`, { token }),
   warDice: (id, token) => request("GET", `/api/campaigns/${id}/dice`, { token }),
   me: (id, token) => request("GET", `/api/encounters/${id}/me`, { token }),
+  tokens: (id, token) => request("GET", `/api/encounters/${id}/tokens`, { token }),
+  issueToken: (id, token, body) => request("POST", `/api/encounters/${id}/tokens`, { token, body }),
+  revokeToken: (id, token, tokenId) => request("DELETE", `/api/encounters/${id}/tokens/${tokenId}`, { token }),
 };

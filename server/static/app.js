@@ -10,6 +10,7 @@ import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer, say }
 import { home } from "./home.js";
 import { saved, save } from "./store.js";
 import { warPage, remountWar } from "./war.js";
+import { setBaseTitle, updateAlerts, mountAlertControls } from "./alerts.js";
 import { simulatePage, remountSimulate } from "./simulate.js";
 
 const app = {
@@ -39,6 +40,8 @@ function setConn(state) {
   el.hidden = false;
   el.dataset.state = state;
   el.textContent = t(state);
+  const controls = $("#controls");
+  if (controls && state === "revoked_state") controls.disabled = true;
 }
 
 function setRoleBadge() {
@@ -91,6 +94,7 @@ function applyBoard(b) {
   if (app.live && b.version > app.live.version) app.live.version = b.version;
   if (app.viewAt === null) render();
   else renderHistoryBar();
+  updateAlerts(app, b);
   const changed = !prev || prev.dice.revealed.length !== b.dice.revealed.length
     || prev.disputes.length !== b.disputes.length;
   if (changed && auditOpen() !== null) refreshAudit();
@@ -215,7 +219,9 @@ function mount() {
   if (app.role === "player") bindPlayer(app);
   if (app.conn) setConn(app.conn);
   setRoleBadge();
+  mountAlertControls(app);
   render();
+  updateAlerts(app, app.board);
 }
 
 async function decideRole(id, hash, board) {
@@ -255,7 +261,12 @@ async function encounterPage(id) {
   try {
     [board, rulesets] = await Promise.all([api.board(id, app.token), api.rulesets()]);
   } catch (err) {
-    $("#main").innerHTML = String(html`<p class="error card">${t("not_found")} (${err.message})</p>`);
+    // A token the server no longer knows (revoked by the GM): say so, not "not found".
+    const gone = err.status === 401 && app.token;
+    $("#main").innerHTML = String(gone
+      ? html`<p class="error card" id="revoked">${t("revoked")}</p>`
+      : html`<p class="error card">${t("not_found")} (${err.message})</p>`);
+    if (gone) setConn("revoked_state");
     return;
   }
   app.role = await decideRole(id, hash, board);
@@ -264,6 +275,7 @@ async function encounterPage(id) {
   app.rules = rulesets.find((r) => r.id === board.encounter.ruleset)
     || { actions: {}, reactions: {}, presets: {}, settings: {} };
   document.title = `${board.encounter.name} · Fracas`;
+  setBaseTitle(document.title);
   setupAudit({
     id,
     token: app.token,

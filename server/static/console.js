@@ -4,7 +4,7 @@ import { api } from "./api.js";
 import { html, patch, $, $$, setOptions, copyText } from "./dom.js";
 import { t, localized, outcome } from "./i18n.js";
 import { openAudit, proofBadge } from "./audit.js";
-import { warSaved } from "./store.js";
+import { warSaved, save } from "./store.js";
 
 const nameOf = (b, id) => (b.combatants.find((c) => c.id === id) || {}).name || id;
 
@@ -157,11 +157,48 @@ export function playerShell() {
       <h2 id="mine-title">${t("your_controls")}</h2>
       <div id="mine"></div>
       <p id="player-msg" class="form-msg" role="status"></p>
+    </section>
+    <section class="card" aria-labelledby="pdice-title">
+      <h2 id="pdice-title">${t("dice_card")}</h2>
+      <form id="entropy-form" class="entropy" hidden>
+        <h3>${t("entropy_title")} <code class="rule">add_entropy</code></h3>
+        <p class="muted small">${t("entropy_hint")}</p>
+        <div class="row-form">
+          <label>${t("entropy_value")} <input name="value" id="entropy-value" required maxlength="256" spellcheck="false"></label>
+          <button type="submit" id="entropy-btn">${t("add_entropy")}</button>
+        </div>
+        <span id="entropy-msg" class="form-msg" role="status"></span>
+      </form>
+      <form id="proll-form" class="grid-form">
+        <label>${t("expr")} <input name="expr" id="proll-expr" required value="1d20" maxlength="40"></label>
+        <label>${t("purpose")} <input name="purpose" id="proll-purpose" maxlength="2000"></label>
+        <div class="wide"><button type="submit">${t("roll")}</button><span id="proll-msg" class="form-msg" role="status"></span></div>
+      </form>
     </section>`;
+}
+
+function randomHex() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export function bindPlayer(app) {
   bindCommands(app, $("#mine"), $("#player-msg"));
+  $("#entropy-value").value = randomHex();
+  $("#entropy-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const answer = await app.send({ type: "add_entropy", value: $("#entropy-value").value.trim() }, $("#entropy-msg"));
+    if (answer) {
+      say($("#entropy-msg"), t("entropy_added"));
+      $("#entropy-value").value = randomHex();
+    }
+  });
+  $("#proll-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.target;
+    await app.send({ type: "roll", expr: f.expr.value.trim(), purpose: f.purpose.value }, $("#proll-msg"));
+  });
 }
 
 export function renderPlayer(app, b) {
@@ -177,6 +214,9 @@ export function renderPlayer(app, b) {
     const head = pending.length ? t("defend", { name: c.name }) : turn ? t("your_turn", { name: c.name }) : c.name;
     return html`<div class="mine ${turn || pending.length ? "hot" : ""}" data-cid="${cid}"><h3>${head}</h3>${body}</div>`;
   }));
+  // Entropy counts only before the first roll (CONTRACT section 6).
+  const entropy = $("#entropy-form");
+  if (entropy) entropy.hidden = b.dice.rolls > 0 || b.encounter.closed;
 }
 
 // --- GM console -----------------------------------------------------------------------
@@ -188,6 +228,7 @@ export function gmShell(app) {
       <h2 id="share-title">${t("share")}</h2>
       <div id="war-back"></div>
       <div id="share"></div>
+      <p id="share-msg" class="form-msg" role="status"></p>
     </section>
     <section class="card" aria-labelledby="turn-title">
       <h2 id="turn-title">${t("turn")}</h2>
@@ -343,6 +384,11 @@ export function bindGm(app) {
     await app.send({ type: "undo", reason: e.target.reason.value || "GM" }, $("#undo-msg"));
   });
   $("#share").addEventListener("click", async (e) => {
+    const action = e.target.closest("button[data-link-copy], button[data-link-new], button[data-link-revoke]");
+    if (action) {
+      await onShareClick(app, action);
+      return;
+    }
     const btn = e.target.closest("button[data-copy]");
     if (!btn) return;
     const input = document.getElementById(btn.dataset.copy);
@@ -397,16 +443,81 @@ function linkRow(id, label, url) {
     <button type="button" data-copy="${id}">${t("copy")}</button></div></div>`;
 }
 
+const playerUrl = (app, cid, token) => `${location.origin}/e/${app.id}#token=${token}&as=${cid}`;
+
+/** The encounter's live links (GET .../tokens), fetched again when the cast changes. */
+async function loadTokens(app) {
+  try {
+    app.tokens = (await api.tokens(app.id, app.token)).tokens;
+  } catch {
+    app.tokens = app.tokens || null;
+  }
+  if (app.board) renderShare(app, app.shown());
+}
+
+function playerRow(app, c, live) {
+  const p = app.saved.players[c.id];
+  const used = live.map((x) => x.last_used).filter(Boolean).sort().pop();
+  const count = app.tokens ? (live.length ? t("links_n", { n: live.length }) : t("no_link")) : "";
+  return html`<li data-cid="${c.id}"><strong>${c.name}</strong>
+    <small class="muted" data-links="${live.length}">${count}${used ? ` · ${t("last_used", { when: new Date(used).toLocaleString() })}` : ""}</small>
+    ${p ? html`<div class="copy-line"><label for="link-player-${c.id}" class="sr-only">${t("player_link", { name: c.name })}</label>
+      <input id="link-player-${c.id}" type="text" readonly value="${playerUrl(app, c.id, p.token)}"></div>` : ""}
+    <div class="buttons">
+      <button type="button" data-link-copy="${c.id}">${t("copy_link")}</button>
+      <button type="button" data-link-new="${c.id}" class="secondary">${t("new_link")}</button>
+      <button type="button" data-link-revoke="${c.id}" class="danger" ${live.length ? "" : "disabled"}>${t("revoke")}</button>
+    </div></li>`;
+}
+
+/** Copy / new link / revoke, per combatant (one handler on the share card). */
+async function onShareClick(app, btn) {
+  const msg = $("#share-msg");
+  const cid = btn.dataset.linkCopy || btn.dataset.linkNew || btn.dataset.linkRevoke;
+  const name = nameOf(app.board, cid);
+  try {
+    if (btn.dataset.linkRevoke) {
+      const live = (app.tokens || []).filter((x) => x.role === "player" && x.combatants.includes(cid));
+      for (const x of live) await api.revokeToken(app.id, app.token, x.id);
+      const players = { ...app.saved.players };
+      delete players[cid];
+      app.saved = save(app.id, { players });
+      say(msg, t("links_revoked", { name }));
+    } else {
+      let p = btn.dataset.linkCopy ? app.saved.players[cid] : null;
+      if (p) {
+        // A link this browser keeps may have been revoked from another device.
+        try { await api.me(app.id, p.token); } catch (err) { if (err.status === 401) p = null; else throw err; }
+      }
+      if (!p) {
+        const made = await api.issueToken(app.id, app.token, { role: "player", combatants: [cid] });
+        p = { name, token: made.token, id: made.id };
+        app.saved = save(app.id, { players: { ...app.saved.players, [cid]: p } });
+        say(msg, t("link_made"));
+      } else {
+        say(msg, t("link_copied"));
+      }
+      await copyText(playerUrl(app, cid, p.token));
+    }
+  } catch (err) {
+    say(msg, err.message, true);
+  }
+  await loadTokens(app);
+}
+
 function renderShare(app, b) {
   const origin = location.origin;
   const rows = [linkRow("link-gm", t("gm_link"), `${origin}/e/${app.id}#token=${app.token}&role=gm`)];
   if (app.saved.spectator) {
     rows.push(linkRow("link-spectator", t("spectator_link"), `${origin}/e/${app.id}#token=${app.saved.spectator}&role=spectator`));
   }
-  for (const c of b.combatants) {
-    const p = app.saved.players[c.id];
-    if (p) rows.push(linkRow(`link-player-${c.id}`, t("player_link", { name: c.name }), `${origin}/e/${app.id}#token=${p.token}&as=${c.id}`));
+  const cast = b.combatants.map((c) => c.id).join(",");
+  if (app.tokensCast !== cast) { // someone (maybe another client) added or removed a combatant
+    app.tokensCast = cast;
+    loadTokens(app);
   }
+  const live = (cid) => (app.tokens || []).filter((x) => x.role === "player" && x.combatants.includes(cid));
+  rows.push(html`<h3>${t("player_links")}</h3><ul class="player-links">${b.combatants.map((c) => playerRow(app, c, live(c.id)))}</ul>`);
   patch($("#share"), rows);
   // An encounter of a War: back to the War's page, if this browser holds its GM token.
   const war = b.encounter.campaign ? warSaved(b.encounter.campaign) : {};

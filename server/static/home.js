@@ -1,9 +1,9 @@
 // The home page: create an encounter (rule system, name, settings with their defaults),
 // or start a War (a ranks-d100 campaign) and land on its page.
 import { api } from "./api.js";
-import { html, $, esc } from "./dom.js";
+import { html, $, esc, copyText } from "./dom.js";
 import { t } from "./i18n.js";
-import { save, known, warSave, knownWars } from "./store.js";
+import { save, known, warSave, knownWars, exportAll, importAll, encodeExport, decodeExport } from "./store.js";
 import { warApi } from "./war.js";
 
 function settingField(key, s) {
@@ -54,6 +54,13 @@ export async function home(main) {
     main.innerHTML = `<p class="error">${esc(e.message)}</p>`;
     return;
   }
+  // A link made by "carry to another device": merge it in, then drop it from the address.
+  let imported = null;
+  const carried = new URLSearchParams(location.hash.slice(1)).get("import");
+  if (carried) {
+    imported = importAll(decodeExport(carried));
+    history.replaceState(null, "", location.pathname);
+  }
   const mine = known();
   const wars = knownWars();
   main.innerHTML = String(html`
@@ -91,7 +98,53 @@ export async function home(main) {
         <h2 id="mine-title">${t("your_encounters")}</h2>
         <ul class="recent">${mine.map((m) => html`<li><a href="/e/${m.id}#token=${m.gm}&role=gm">${m.name}</a>
           <small class="muted">${m.ruleset}</small></li>`)}</ul></section>` : ""}
+      <section class="card" aria-labelledby="carry-title">
+        <h2 id="carry-title">${t("carry_title")}</h2>
+        <p class="muted small">${t("carry_hint")}</p>
+        <div class="buttons">
+          ${mine.length || wars.length ? html`<button type="button" id="carry-link">${t("carry_link")}</button>
+          <button type="button" id="carry-file" class="secondary">${t("carry_file")}</button>` : ""}
+          <label class="file-label">${t("carry_import")} <input type="file" id="carry-import" accept="application/json,.json"></label>
+        </div>
+        <input type="text" id="carry-out" readonly hidden aria-label="${t("carry_link")}">
+        <p id="carry-msg" class="form-msg" role="status"></p>
+      </section>
     </div>`);
+  const carryMsg = $("#carry-msg");
+  const said = (counts) => {
+    carryMsg.textContent = counts ? t("carry_done", counts) : t("carry_bad");
+    carryMsg.className = `form-msg ${counts ? "ok" : "error"}`;
+  };
+  if (carried) said(imported);
+  if ($("#carry-link")) {
+    $("#carry-link").addEventListener("click", async () => {
+      const link = `${location.origin}/#import=${encodeExport(exportAll())}`;
+      const out = $("#carry-out");
+      out.hidden = false;
+      out.value = link;
+      out.select();
+      const ok = await copyText(link);
+      carryMsg.textContent = ok ? t("copied") : "";
+      carryMsg.className = "form-msg ok";
+    });
+    $("#carry-file").addEventListener("click", () => {
+      const blob = new Blob([JSON.stringify(exportAll(), null, 1)], { type: "application/json" });
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = "fracas-browser.json";
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    });
+  }
+  $("#carry-import").addEventListener("change", async (e) => {
+    const file = e.target.files[0];
+    if (!file) return;
+    let data = null;
+    try { data = JSON.parse(await file.text()); } catch { data = null; }
+    const counts = importAll(data);
+    if (counts) home(main).then(() => said(counts));
+    else said(null);
+  });
   const select = $("#ruleset");
   const fill = () => {
     const rules = rulesets.find((r) => r.id === select.value);

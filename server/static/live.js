@@ -56,7 +56,11 @@ export class Live {
     ws.onclose = (e) => {
       clearInterval(this.pinger);
       if (this.ws !== ws || this.stopped) return;
-      if (e.code === 4401 || e.code === 4404 || e.code === 4400) {
+      if (e.code === 4401) {
+        this.onState("revoked_state"); // the token is not (or no longer) valid
+        return;
+      }
+      if (e.code === 4404 || e.code === 4400) {
         this.onState("refused");
         return;
       }

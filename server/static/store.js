@@ -39,3 +39,50 @@ export const { saved, save, known } = encounters;
 
 const wars = keyed("fracas:war:", () => ({}));
 export const { saved: warSaved, save: warSave, known: knownWars } = wars;
+
+// Carrying this browser's list to another device: every encounter and War entry, as one
+// object (a file, or a link whose #import= fragment never reaches the server).
+const FORMAT = "fracas-browser/1";
+
+export function exportAll() {
+  const out = { format: FORMAT, encounters: {}, wars: {} };
+  try {
+    for (let i = 0; i < localStorage.length; i++) {
+      const k = localStorage.key(i);
+      if (k.startsWith("fracas:enc:")) out.encounters[k.slice(11)] = JSON.parse(localStorage.getItem(k));
+      else if (k.startsWith("fracas:war:")) out.wars[k.slice(11)] = JSON.parse(localStorage.getItem(k));
+    }
+  } catch { /* storage may be off */ }
+  return out;
+}
+
+/** Merge an export into this browser (what this browser already holds wins on conflicts
+ * only for the fields the export lacks). Answers the counts, or null if it is not one. */
+export function importAll(data) {
+  if (!data || data.format !== FORMAT) return null;
+  const ids = (o) => Object.keys(o || {}).filter((id) => /^[0-9a-f-]{36}$/.test(id));
+  const enc = ids(data.encounters);
+  const war = ids(data.wars);
+  for (const id of enc) {
+    const mine = saved(id);
+    save(id, { ...data.encounters[id], players: { ...(data.encounters[id].players || {}), ...mine.players } });
+  }
+  for (const id of war) warSave(id, data.wars[id]);
+  return { enc: enc.length, war: war.length };
+}
+
+export function encodeExport(obj) {
+  const bytes = new TextEncoder().encode(JSON.stringify(obj));
+  let bin = "";
+  bytes.forEach((b) => { bin += String.fromCharCode(b); });
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function decodeExport(text) {
+  try {
+    const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    return JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,174 @@
+"""The GM's links (CONTRACT section 3): list, issue and revoke tokens; revoked sockets close.
+
+`GET/POST /api/encounters/{id}/tokens`, `DELETE .../tokens/{token_id}`. A revocation is
+a row update plus a NOTIFY on `fracas_tokens` with the token's public id; every instance
+listens (`Revocations`) and closes the websockets that token opened. A lost
+notification is covered by a periodic sweep of the ids of open sockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+import asyncpg
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from domain.state import Principal
+from server import auth
+from server.errors import HTTPError, json_response
+from server.requests import bearer, body_of, service
+from server.service import parse_id
+
+log = logging.getLogger(__name__)
+
+
+async def require_gm(request: Request, encounter_id: str) -> tuple[Principal, str]:
+    """The caller's principal and token, if it is the encounter's GM; else 401/403."""
+    token = bearer(request)
+    if token is None:
+        raise HTTPError(401, "unauthorized", "send Authorization: Bearer <token>")
+    who = await service(request).principal(encounter_id, token)
+    if who is None:
+        raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
+    if who.role != "gm":
+        raise HTTPError(403, "forbidden", "only the GM manages this encounter's links")
+    return who, token
+
+
+class IssueToken(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Body of POST /api/encounters/{id}/tokens."""
+
+    role: Literal["gm", "player", "spectator"]
+    combatants: Annotated[
+        list[Annotated[str, msgspec.Meta(max_length=40)]], msgspec.Meta(max_length=50)
+    ] = []
+
+
+async def list_tokens(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    await require_gm(request, eid)
+    return json_response({"tokens": await auth.tokens_of(service(request).pool, eid)})
+
+
+async def issue_token(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    raw = await body_of(request)
+    await require_gm(request, eid)
+    body = msgspec.json.decode(raw, type=IssueToken)
+    wanted = list(dict.fromkeys(body.combatants))
+    if body.role == "player":
+        if not wanted:
+            raise HTTPError(422, "invalid", "a player link names one or more combatants")
+        known = (await service(request).load(eid)).state.game.combatants
+        missing = [c for c in wanted if c not in known]
+        if missing:
+            raise HTTPError(422, "invalid", f"no combatant {missing[0]!r} in this encounter")
+    elif wanted:
+        raise HTTPError(422, "invalid", f"a {body.role} link names no combatant")
+    async with service(request).pool.acquire() as conn:
+        token_id, token = await auth.issue_with_id(conn, eid, body.role, wanted)
+    return json_response({"id": token_id, "token": token, "link": f"/e/{eid}#token={token}"}, 201)
+
+
+async def revoke_token(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    _, token = await require_gm(request, eid)
+    token_id = request.path_params["token_id"]
+    pool = service(request).pool
+    if await auth.id_of(pool, eid, token) == token_id:
+        raise HTTPError(422, "invalid", "the link you are using cannot revoke itself")
+    if not await auth.revoke(pool, eid, token_id):
+        raise HTTPError(404, "not_found", f"no live link {token_id!r} in this encounter")
+    return json_response({"id": token_id, "revoked": True})
+
+
+routes = [
+    Route("/api/encounters/{id}/tokens", list_tokens, methods=["GET"]),
+    Route("/api/encounters/{id}/tokens", issue_token, methods=["POST"]),
+    Route("/api/encounters/{id}/tokens/{token_id}", revoke_token, methods=["DELETE"]),
+]
+
+
+class Revocations:
+    """Closes the websockets of revoked tokens, on this instance, for every instance's revokes.
+
+    `watch(token_id, close)` registers an open socket's close callback and answers a
+    handle for `unwatch`. LISTEN runs on a dedicated connection; every `sweep` seconds
+    (and after a reconnect) one query re-checks the ids of open sockets, so a lost
+    notification delays a close, never loses it.
+    """
+
+    def __init__(self, pool: asyncpg.Pool[Any], dsn: str, sweep: float = 5.0) -> None:
+        self._pool = pool
+        self._dsn = dsn
+        self._sweep = sweep
+        self._open: dict[str, dict[int, Callable[[], None]]] = {}
+        self._next = 0
+        self._task: asyncio.Task[None] | None = None
+
+    def watch(self, token_id: str, close: Callable[[], None]) -> tuple[str, int]:
+        self._next += 1
+        self._open.setdefault(token_id, {})[self._next] = close
+        return token_id, self._next
+
+    def unwatch(self, handle: tuple[str, int]) -> None:
+        token_id, n = handle
+        found = self._open.get(token_id)
+        if found is not None:
+            found.pop(n, None)
+            if not found:
+                del self._open[token_id]
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def _close(self, token_id: str) -> None:
+        for close in list(self._open.pop(token_id, {}).values()):
+            close()
+
+    def _on_notify(self, conn: object, pid: int, channel: str, payload: object) -> None:
+        self._close(str(payload))
+
+    async def _run(self) -> None:
+        while True:
+            conn: asyncpg.Connection[Any] | None = None
+            try:
+                conn = await asyncpg.connect(self._dsn)
+                await conn.add_listener(auth.REVOKED, self._on_notify)
+                while True:
+                    await self.check()
+                    await asyncio.sleep(self._sweep)
+                    await asyncio.wait_for(conn.execute("SELECT 1"), 5)  # still listening?
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the database away: retry, sockets stay as they are
+                log.warning("revocation listener failed (%s); retrying in 1 s", type(e).__name__)
+                await asyncio.sleep(1.0)
+            finally:
+                if conn is not None and not conn.is_closed():
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(conn.close(), 2)
+
+    async def check(self) -> None:
+        """Close the sockets of any watched token that was revoked meanwhile."""
+        if not self._open:
+            return
+        rows = await self._pool.fetch(
+            "SELECT id FROM tokens WHERE id = ANY($1::text[]) AND revoked_at IS NOT NULL",
+            list(self._open),
+        )
+        for r in rows:
+            self._close(r["id"])

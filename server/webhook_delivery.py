@@ -1,0 +1,272 @@
+"""Webhook delivery: a subscriber with its own checkpoint per webhook, and an outbox.
+
+Two tasks per server instance, each on its own pooled connections, apart from commands:
+
+* the scanner wakes on NOTIFY (and every second), and for each webhook whose
+  encounter moved past its checkpoint reads the new events, turns the announced ones
+  into `webhook_deliveries` rows (unique per webhook, version and kind: ON CONFLICT DO
+  NOTHING) and advances the checkpoint, in one transaction that holds the webhook row
+  FOR UPDATE SKIP LOCKED: one instance scans a webhook at a time, and a crash mid-way
+  rolls back whole;
+* the worker claims due rows FOR UPDATE SKIP LOCKED, pushing next_at past a lease in
+  the same statement, then POSTs each in its own task with a timeout. A success marks
+  the row delivered; a failure sets the next attempt with exponential backoff, until
+  the row is a day old (then `failed`). A crashed worker's lease runs out and another
+  instance takes the row up: at least once, and the delivery id lets receivers dedupe.
+
+A slow receiver only holds its own task: commands never wait on a delivery.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import logging
+import os
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from domain import events as ev
+from projections.filter import filter_events, secret_resources
+from projections.view import Projection
+from server.outbound import Allow, Unsafe, post
+from server.service import stream_of
+from server.store import PostgresEventStore
+from server.webhooks import message, payload
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Delivery tuning, from the environment (seconds)."""
+
+    allow: Allow = field(default_factory=Allow)
+    timeout: float = 10.0
+    retry: float = 5.0  # the first retry's delay; doubles each time
+    retry_max: float = 3600.0
+    max_age: float = 86400.0  # retried for up to a day
+    concurrency: int = 16
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        env = os.environ
+
+        def num(name: str, default: float) -> float:
+            try:
+                return float(env.get(name, "") or default)
+            except ValueError:
+                return default
+
+        return cls(
+            allow=Allow.parse(env.get("FRACAS_WEBHOOK_ALLOW")),
+            timeout=num("FRACAS_WEBHOOK_TIMEOUT", 10.0),
+            retry=num("FRACAS_WEBHOOK_RETRY", 5.0),
+            retry_max=num("FRACAS_WEBHOOK_RETRY_MAX", 3600.0),
+            max_age=num("FRACAS_WEBHOOK_MAX_AGE", 86400.0),
+        )
+
+    @property
+    def lease(self) -> float:
+        """How long a claimed row is hidden from other workers: past any attempt."""
+        return 2 * self.timeout + 5
+
+
+def signature(secret: str, body: bytes) -> str:
+    return "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+
+
+_SQL_HOOKS = """
+SELECT w.id, w.encounter::text AS encounter, w.checkpoint,
+       (SELECT max(e.version) FROM events e WHERE e.stream = 'encounter-' || w.encounter::text)
+         AS head
+  FROM webhooks w"""
+_SQL_LOCK = """
+SELECT id, encounter::text AS encounter, format, kinds, lang, base, checkpoint
+  FROM webhooks WHERE id = $1 FOR UPDATE SKIP LOCKED"""
+_SQL_ENQUEUE = """
+INSERT INTO webhook_deliveries (id, webhook, version, kind, body)
+SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[])
+ON CONFLICT ON CONSTRAINT webhook_deliveries_event_key DO NOTHING"""
+_SQL_CLAIM = """
+UPDATE webhook_deliveries d
+   SET attempts = d.attempts + 1, next_at = now() + make_interval(secs => $2)
+  FROM webhooks w
+ WHERE w.id = d.webhook
+   AND d.id IN (SELECT id FROM webhook_deliveries
+                 WHERE state = 'pending' AND next_at <= now()
+                 ORDER BY next_at LIMIT $1
+                 FOR UPDATE SKIP LOCKED)
+RETURNING d.id, d.body, d.attempts, d.created_at, w.url, w.secret"""
+_SQL_DONE = """
+UPDATE webhook_deliveries
+   SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL
+ WHERE id = $1"""
+_SQL_FAILED = """
+UPDATE webhook_deliveries
+   SET state = CASE WHEN $3 THEN 'failed' ELSE 'pending' END,
+       next_at = now() + make_interval(secs => $4), last_status = $2, last_error = $5
+ WHERE id = $1 AND state = 'pending'"""
+
+
+class Webhooks:
+    """The webhook subscriber and delivery worker of one server instance."""
+
+    def __init__(
+        self, pool: asyncpg.Pool[Any], store: PostgresEventStore, settings: Settings
+    ) -> None:
+        self.pool = pool
+        self.store = store
+        self.settings = settings
+        self._folds: dict[str, Projection] = {}
+        self._watched: set[str] = set()  # encounters with a webhook, refreshed every tick
+        self._due = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._sending: set[asyncio.Task[None]] = set()
+
+    @property
+    def allow(self) -> Allow:
+        return self.settings.allow
+
+    def known(self, encounter: str) -> None:
+        """A webhook was set here just now: scan it on the next wake."""
+        self._watched.add(stream_of(encounter))
+
+    def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._scanning()), asyncio.create_task(self._working())]
+
+    async def stop(self) -> None:
+        for task in [*self._tasks, *self._sending]:
+            task.cancel()
+        for task in [*self._tasks, *self._sending]:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    # --- scanning --------------------------------------------------------------------
+    async def _scanning(self) -> None:
+        while True:
+            try:
+                async with self.store.subscribe(tick=1.0) as wakes:
+                    async for wake in wakes:
+                        if wake.stream is None or wake.stream in self._watched:
+                            wakes.drain()
+                            await self.scan()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database away: the checkpoints keep our place
+                log.exception("webhook scan failed; retrying in 1 s")
+                await asyncio.sleep(1.0)
+
+    async def scan(self) -> None:
+        """Turn every webhook's new events into deliveries."""
+        hooks = await self.pool.fetch(_SQL_HOOKS)
+        self._watched = {stream_of(h["encounter"]) for h in hooks}
+        for stream in set(self._folds) - self._watched:  # webhook gone: drop its fold
+            del self._folds[stream]
+        for h in hooks:
+            if (h["head"] or 0) > h["checkpoint"]:
+                await self._scan_one(h["id"])
+
+    async def _scan_one(self, hook_id: str) -> None:
+        async with self.pool.acquire() as conn, conn.transaction():
+            hook = await conn.fetchrow(_SQL_LOCK, hook_id)
+            if hook is None:  # another instance holds it, or it was removed
+                return
+            stream = stream_of(hook["encounter"])
+            proj = await self._fold(stream, hook["checkpoint"])
+            envs = await self.store.read_facts(stream, after=proj.version, upto=proj.version + 500)
+            if not envs:
+                return
+            rows: list[tuple[str, str, int, str, str]] = []
+            link = f"{hook['base']}/e/{hook['encounter']}"
+            for env in envs:
+                state = proj.state
+                shown = filter_events(
+                    [env], "public", secret_resources(state), state.ledger.hidden_rolls
+                )
+                found = message(ev.event_from(env["type"], env["data"]), state, hook["lang"])
+                proj.apply(env, tell=False)
+                if not shown or found is None or found[0] not in hook["kinds"]:
+                    continue
+                kind, text, combatant = found
+                body = payload(
+                    hook["format"], hook["encounter"], env["version"], kind, combatant, text, link
+                )
+                rows.append((uuid.uuid4().hex, hook_id, env["version"], kind, body.decode()))
+            if rows:
+                await conn.execute(_SQL_ENQUEUE, *map(list, zip(*rows, strict=True)))
+            await conn.execute(
+                "UPDATE webhooks SET checkpoint = $2 WHERE id = $1", hook_id, proj.version
+            )
+        if rows:
+            self._due.set()
+
+    async def _fold(self, stream: str, upto: int) -> Projection:
+        """The encounter folded to exactly `upto` (cached between scans)."""
+        proj = self._folds.get(stream)
+        if proj is None or proj.version > upto:
+            proj = self._folds[stream] = Projection(keep=0)
+        if proj.version < upto:
+            proj.extend(await self.store.read_facts(stream, after=proj.version, upto=upto))
+        return proj
+
+    # --- delivering ------------------------------------------------------------------
+    async def _working(self) -> None:
+        while True:
+            try:
+                await self.deliver_due()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("webhook delivery failed; retrying in 1 s")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._due.wait(), 1.0)
+            self._due.clear()
+
+    async def deliver_due(self) -> None:
+        """Claim what is due (as many as there are free slots) and send each in a task."""
+        free = self.settings.concurrency - len(self._sending)
+        if free <= 0:
+            return
+        claimed = await self.pool.fetch(_SQL_CLAIM, free, self.settings.lease)
+        for row in claimed:
+            task = asyncio.create_task(self._send(row))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+
+    async def _send(self, row: asyncpg.Record) -> None:
+        body = row["body"].encode()
+        headers = {
+            "X-Fracas-Delivery": row["id"],
+            "X-Fracas-Signature": signature(row["secret"], body),
+        }
+        status: int | None = None
+        error: str | None = None
+        try:
+            status = await post(row["url"], body, headers, self.settings.timeout, self.allow)
+            if not 200 <= status < 300:
+                error = f"the receiver answered HTTP {status}"
+        except TimeoutError:
+            error = f"no answer within {self.settings.timeout:g} s"
+        except Unsafe as e:
+            error = str(e)
+        except (OSError, ValueError) as e:
+            error = f"connection failed ({type(e).__name__})"
+        try:
+            if error is None:
+                await self.pool.execute(_SQL_DONE, row["id"], status)
+                return
+            age = datetime.now(UTC) - row["created_at"]
+            give_up = age >= timedelta(seconds=self.settings.max_age)
+            delay = min(self.settings.retry * 2 ** (row["attempts"] - 1), self.settings.retry_max)
+            await self.pool.execute(_SQL_FAILED, row["id"], status, give_up, delay, error)
+            log.info("webhook delivery %s: attempt %d: %s", row["id"], row["attempts"], error)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            # The lease runs out and the row is retried: at least once holds.
+            log.warning("webhook delivery %s: could not record the outcome", row["id"])

@@ -1,0 +1,223 @@
+"""Webhooks for play-by-post (CONTRACT section 8): the GM's routes and the words sent.
+
+`PUT /api/encounters/{id}/webhook {url, format, kinds?, lang?}` sets the encounter's one
+webhook and answers its signing secret once; `GET` shows the URL, kinds and the last
+deliveries; `DELETE` removes it (and its pending deliveries). The configuration lives in
+the `webhooks` table, never in an event; delivery is `server/webhook_delivery.py`.
+
+A payload is what the public board shows: a hidden roll's dispute is never sent, and the
+link is the public board's (`/e/<id>`), never a token.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from typing import Annotated, Any, Literal
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from domain import events as ev
+from domain.state import EncounterState
+from projections.log import principal
+from server.errors import HTTPError, json_response
+from server.outbound import Unsafe, check_url, vetted
+from server.requests import body_of, service
+from server.service import parse_id, stream_of
+from server.tokens import require_gm
+
+KINDS = ("turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed")
+Kind = Literal[
+    "turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed"
+]
+RECENT = 50  # deliveries GET shows
+
+
+class WebhookBody(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Body of PUT /api/encounters/{id}/webhook. `lang` is the language of the texts."""
+
+    url: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
+    format: Literal["json", "discord"] = "json"
+    kinds: Annotated[list[Kind], msgspec.Meta(min_length=1, max_length=5)] | None = None
+    lang: Literal["en", "fr"] = "en"
+
+
+# --- the words -------------------------------------------------------------------------
+
+
+def _name(state: EncounterState, cid: str) -> str:
+    c = state.game.combatants.get(cid)
+    return c.name if c is not None else cid
+
+
+def message(
+    event: ev.Event, state: EncounterState, lang: str
+) -> tuple[str, str, str | None] | None:
+    """(kind, text, combatant) for an event a webhook may announce, else None.
+
+    `state` is the encounter as it stood before the event (names of the leaving stay).
+    """
+    fr = lang == "fr"
+    title = state.ledger.name
+    sep = " : " if fr else ": "
+    match event:
+        case ev.TurnStarted(actor=actor):
+            who = _name(state, actor)
+            text = f"c'est au tour de {who}" if fr else f"it is {who}'s turn"
+            return "turn_started", f"{title}{sep}{text}.", actor
+        case ev.ReactionAwaited(attacker=attacker, target=target):
+            a, t = _name(state, attacker), _name(state, target)
+            text = (
+                f"{t} est attaqué par {a} et doit répondre"
+                if fr
+                else f"{t} is attacked by {a} and must answer"
+            )
+            return "reaction_awaited", f"{title}{sep}{text}.", target
+        case ev.RoundStarted(round=n):
+            text = f"le round {n} commence" if fr else f"round {n} begins"
+            return "round_started", f"{title}{sep}{text}.", None
+        case ev.RollDisputed(seq=seq, by=by, reason=reason):
+            by_ = principal(by)
+            text = (
+                f"le jet {seq} est contesté par {by_} : {reason}"
+                if fr
+                else f"roll {seq} is disputed by {by_}: {reason}"
+            )
+            return "dispute_opened", f"{title}{sep}{text}", None
+        case ev.EncounterClosed():
+            text = "la rencontre est close" if fr else "the encounter is closed"
+            return "encounter_closed", f"{title}{sep}{text}.", None
+    return None
+
+
+def payload(
+    fmt: str, encounter: str, version: int, kind: str, combatant: str | None, text: str, link: str
+) -> bytes:
+    """The exact bytes POSTed: the json body, or Discord's (no pings from names)."""
+    if fmt == "discord":
+        body: dict[str, Any] = {
+            "content": f"{text}\n{link}",
+            "allowed_mentions": {"parse": []},
+        }
+    else:
+        body = {"encounter": encounter, "version": version, "kind": kind}
+        if combatant is not None:
+            body["combatant"] = combatant
+        body |= {"text": text, "link": link}
+    return msgspec.json.encode(body)
+
+
+# --- routes ----------------------------------------------------------------------------
+
+
+def _origin(request: Request) -> str:
+    configured = os.environ.get("FRACAS_PUBLIC_URL", "").rstrip("/")
+    return configured or f"{request.url.scheme}://{request.url.netloc}"
+
+
+async def put_webhook(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    raw = await body_of(request)
+    await require_gm(request, eid)
+    body = msgspec.json.decode(raw, type=WebhookBody)
+    try:
+        parts = check_url(body.url)
+        await vetted(parts, request.app.state.webhooks.allow)
+    except Unsafe as e:
+        raise HTTPError(422, "invalid", str(e)) from e
+    svc = service(request)
+    head, _ = await svc.store.head(stream_of(eid))
+    if head == 0:
+        raise HTTPError(404, "not_found", f"no encounter {eid}")
+    kinds = list(dict.fromkeys(body.kinds or KINDS))
+    hook_id, secret = secrets.token_hex(8), secrets.token_hex(32)
+    async with svc.pool.acquire() as conn, conn.transaction():
+        await conn.execute("DELETE FROM webhooks WHERE encounter = $1", eid)
+        await conn.execute(
+            "INSERT INTO webhooks (id, encounter, url, format, kinds, lang, base, secret,"
+            " checkpoint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            hook_id,
+            eid,
+            body.url,
+            body.format,
+            kinds,
+            body.lang,
+            _origin(request),
+            secret,
+            head,  # only what happens from now on
+        )
+    request.app.state.webhooks.known(eid)
+    return json_response(
+        {
+            "id": hook_id,
+            "url": body.url,
+            "format": body.format,
+            "kinds": kinds,
+            "lang": body.lang,
+            "secret": secret,
+        }
+    )
+
+
+async def get_webhook(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    await require_gm(request, eid)
+    pool = service(request).pool
+    hook = await pool.fetchrow(
+        "SELECT id, url, format, kinds, lang, created_at FROM webhooks WHERE encounter = $1", eid
+    )
+    if hook is None:
+        raise HTTPError(404, "not_found", "this encounter has no webhook")
+    rows = await pool.fetch(
+        "SELECT id, version, kind, state, attempts, last_status, last_error, created_at,"
+        " delivered_at, next_at FROM webhook_deliveries WHERE webhook = $1"
+        " ORDER BY created_at DESC, version DESC LIMIT $2",
+        hook["id"],
+        RECENT,
+    )
+    return json_response(
+        {
+            "id": hook["id"],
+            "url": hook["url"],
+            "format": hook["format"],
+            "kinds": list(hook["kinds"]),
+            "lang": hook["lang"],
+            "created": hook["created_at"].isoformat(),
+            "deliveries": [
+                {
+                    "id": r["id"],
+                    "version": r["version"],
+                    "kind": r["kind"],
+                    "status": r["state"],
+                    "attempts": r["attempts"],
+                    "last_status": r["last_status"],
+                    "last_error": r["last_error"],
+                    "created": r["created_at"].isoformat(),
+                    "delivered": r["delivered_at"].isoformat() if r["delivered_at"] else None,
+                    "next_attempt": r["next_at"].isoformat() if r["state"] == "pending" else None,
+                }
+                for r in rows
+            ],
+        }
+    )
+
+
+async def delete_webhook(request: Request) -> Response:
+    eid = parse_id(request.path_params["id"])
+    await require_gm(request, eid)
+    gone = await service(request).pool.fetchval(
+        "DELETE FROM webhooks WHERE encounter = $1 RETURNING id", eid
+    )
+    if gone is None:
+        raise HTTPError(404, "not_found", "this encounter has no webhook")
+    return json_response({"deleted": True})
+
+
+routes = [
+    Route("/api/encounters/{id}/webhook", put_webhook, methods=["PUT"]),
+    Route("/api/encounters/{id}/webhook", get_webhook, methods=["GET"]),
+    Route("/api/encounters/{id}/webhook", delete_webhook, methods=["DELETE"]),
+]

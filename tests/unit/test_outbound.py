@@ -1,0 +1,70 @@
+"""Which webhook URLs the server may call, and the signature receivers check (no I/O)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+
+import pytest
+
+from server.outbound import Allow, Unsafe, check_url, public
+from server.webhook_delivery import signature
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "10.0.0.5",
+        "172.16.3.4",
+        "192.168.1.1",
+        "169.254.169.254",
+        "::1",
+        "fe80::1",
+        "fc00::1",
+        "0.0.0.0",
+        "100.64.0.1",
+        "::ffff:127.0.0.1",
+        "224.0.0.1",
+    ],
+)
+def test_loopback_private_link_local_and_the_like_are_not_public(address: str) -> None:
+    assert not public(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize("address", ["93.184.216.34", "2606:4700::1111", "1.1.1.1"])
+def test_global_unicast_addresses_are_public(address: str) -> None:
+    assert public(ipaddress.ip_address(address))
+
+
+def test_the_operator_allows_hosts_and_cidrs() -> None:
+    allow = Allow.parse(" 127.0.0.1, hooks.LAN ,10.0.0.0/8,")
+    assert allow.permits("anything", ipaddress.ip_address("127.0.0.1"))
+    assert allow.permits("hooks.lan.", ipaddress.ip_address("192.168.9.9"))
+    assert allow.permits("x", ipaddress.ip_address("10.200.1.1"))
+    assert not allow.permits("x", ipaddress.ip_address("192.168.9.9"))
+    assert not Allow.parse(None).permits("localhost", ipaddress.ip_address("127.0.0.1"))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://example.org/",
+        "file:///etc/passwd",
+        "http:///nohost",
+        "http://a b/",
+        "http://example.org/\r\nX-Evil: 1",
+        "http://example.org:99999/",
+        "javascript:alert(1)",
+    ],
+)
+def test_urls_other_than_plain_http_or_https_are_refused(url: str) -> None:
+    with pytest.raises(Unsafe):
+        check_url(url)
+
+
+def test_the_signature_is_the_hex_hmac_sha256_of_the_body() -> None:
+    body = b'{"kind":"turn_started"}'
+    expected = hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
+    assert signature("s3cret", body) == f"sha256={expected}"
