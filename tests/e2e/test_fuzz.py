@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import connect
 
+from domain.commands import COMMANDS
 from tests.e2e.conftest import Api, Instance
 from tests.e2e.test_http import setup_fight, version_of
 
@@ -28,21 +29,7 @@ JSON = st.recursive(
     ),
     max_leaves=12,
 )
-TYPES = [
-    "add_combatant",
-    "remove_combatant",
-    "roll_initiative",
-    "start_combat",
-    "act",
-    "react",
-    "end_turn",
-    "adjust",
-    "roll",
-    "undo",
-    "add_entropy",
-    "dispute",
-    "close",
-]
+TYPES = [c.__struct_config__.tag for c in COMMANDS]  # every command tag the server decodes
 FIELDS = [
     "actor",
     "action",
