@@ -315,12 +315,13 @@ class Browser:
         self.chromium, self.console, self.base = chromium, console, base
         self.contexts: list[Any] = []
 
-    def new_context(self, **options: Any) -> Any:
-        """A fresh context (own localStorage), 1280 px wide and in English by default."""
+    def new_context(self, name: str = "", **options: Any) -> Any:
+        """A fresh context (own localStorage), 1280 px wide and in English unless
+        `options` (Playwright's) say otherwise; its pages' messages are labelled `name`."""
         ctx = self.chromium.new_context(**{"viewport": WIDE, "locale": "en-US", **options})
         self.contexts.append(ctx)
-        n = len(self.contexts)
-        ctx.on("page", lambda page: self.console.watch(page, f"page {n}"))
+        label = name or f"context {len(self.contexts)}"
+        ctx.on("page", lambda page: self.console.watch(page, label))
         return ctx
 
     def open(
@@ -333,7 +334,7 @@ class Browser:
         """A new page in a fresh context at `url` (made absolute on the test server),
         watched as `name`; `remember` puts items in the context's localStorage before
         the page's scripts run (see `Encounter.remembered`, `War.remembered`)."""
-        ctx = self.new_context(**options)
+        ctx = self.new_context(name, **options)
         if remember:
             ctx.add_init_script(script=seed_script(self.base, remember))
         page = ctx.new_page()
