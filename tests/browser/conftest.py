@@ -3,20 +3,25 @@
 The server runs on the session's test database (the `database_url` fixture) and can be
 killed and restarted on the same port. Playwright's sync API runs in plain sync tests and
 fixtures, outside pytest-asyncio's loop.
+
+Server and Chromium are per module and hold no test state; contexts, pages and the
+console watch are per test. A test builds its own encounter or War over HTTP
+(tests/browser/helpers.py) and opens its pages with `browser.open(url, name, remember=...)`
+(or `browser.new_context()`); any console error or page error in them fails the test at
+its teardown, unless it happened inside `console.allowing(pattern, ...)`.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.browser.helpers import Browser, ConsoleWatch
 from tests.e2e.conftest import Instance, free_port, start_server, stop_server
 
 CHROMIUM = os.environ.get("FRACAS_CHROMIUM", "/usr/bin/chromium")
@@ -70,52 +75,39 @@ def ui_server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
     server.stop()
 
 
-class ConsoleWatch:
-    """Every console error and page error of the pages it watches; some may be allowed
-    for a while (the refused connections while the server is down)."""
+@pytest.fixture(autouse=True)
+def console() -> Iterator[ConsoleWatch]:
+    """The console watch of one test: every page the test opens through `browser` is
+    watched, and no console error or page error may be left at its end. Playwright's
+    `expect` waits 5 s by default in each test (a test may raise it for itself)."""
+    from playwright.sync_api import expect as pw_expect
 
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.allowed: list[re.Pattern[str]] = []
-
-    def watch(self, page: Any, name: str) -> None:
-        page.on("console", lambda m: self._console(name, m))
-        page.on("pageerror", lambda e: self.errors.append(f"{name}: page error: {e}"))
-
-    def _console(self, name: str, message: Any) -> None:
-        if message.type not in ("error", "assert"):
-            return
-        if any(p.search(message.text) for p in self.allowed):
-            return
-        self.errors.append(f"{name}: console {message.type}: {message.text}")
-
-    @contextmanager
-    def allowing(self, *patterns: str) -> Iterator[None]:
-        compiled = [re.compile(p) for p in patterns]
-        self.allowed += compiled
-        try:
-            yield
-        finally:
-            for p in compiled:
-                self.allowed.remove(p)
+    pw_expect.set_options(timeout=5000)
+    watch = ConsoleWatch()
+    yield watch
+    assert watch.errors == [], "console errors:\n" + "\n".join(watch.errors)
 
 
 @pytest.fixture(scope="module")
-def console() -> ConsoleWatch:
-    return ConsoleWatch()
-
-
-@pytest.fixture(scope="module")
-def browser(ui_server: UiServer) -> Iterator[Any]:
-    """Chromium for one module. It needs `ui_server` first: the async database fixture
-    must be set up before Playwright's own loop runs in this thread, and the browser is
-    gone before any later module's async tests run."""
+def chromium(ui_server: UiServer) -> Iterator[Any]:
+    """Chromium for one module (it holds no test state: each test has its own contexts).
+    It needs `ui_server` first: the async database fixture must be set up before
+    Playwright's own loop runs in this thread, and the browser is gone before any later
+    module's async tests run."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def browser(chromium: Any, console: ConsoleWatch, ui_server: UiServer) -> Iterator[Browser]:
+    """This test's view of the module's Chromium (see `Browser`)."""
+    b = Browser(chromium, console, ui_server.base)
+    yield b
+    b.close()
 
 
 @pytest.fixture(scope="session")

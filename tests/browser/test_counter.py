@@ -7,13 +7,13 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.test_ui import WIDE, expect
+from tests.browser.helpers import Browser, expect
 
 pytestmark = pytest.mark.browser
 
 
 def test_RK_61_RK_62_the_console_offers_a_counters_type_and_ranks_and_sends_them(
-    browser: Any, ui_server: Any, console: Any
+    browser: Browser, ui_server: Any
 ) -> None:
     base = ui_server.base
     with httpx.Client(base_url=base, timeout=10) as http:
@@ -32,10 +32,7 @@ def test_RK_61_RK_62_the_console_offers_a_counters_type_and_ranks_and_sends_them
         send({"type": "start_combat", "dice": [90, 10]})  # J1 (c1) acts first
         send({"type": "act", "actor": "c1", "action": "attack_physical", "target": "c2",
               "rank": "E", "dice": [5]})
-    ctx = browser.new_context(viewport=WIDE, locale="en-US")
-    page = ctx.new_page()
-    console.watch(page, "counter-gm")
-    page.goto(f"{base}/e/{eid}#token={gm}&role=gm")
+    page = browser.open(f"{base}/e/{eid}#token={gm}&role=gm", "counter-gm")
     counter = page.locator(".react [data-reaction=counter]")
     expect(counter.locator("select[data-choice=action] option")).to_have_text(["attack_physical"])
     # RK-49: J2 (STR A) counters a physical attack at rank A at most.
@@ -48,11 +45,9 @@ def test_RK_61_RK_62_the_console_offers_a_counters_type_and_ranks_and_sends_them
     assert board["pending"] == []
     declared = [line for line in board["log"] if line["kind"] == "reaction_declared"]
     assert declared and "J2" in declared[-1]["text"]
-    ctx.close()
-    assert console.errors == []
 
 
-def tcs_console(browser: Any, base: str, console: Any, label: str) -> tuple[str, str, Any, Any]:
+def tcs_console(browser: Browser, base: str, label: str) -> tuple[str, str, Any]:
     """A started d100-tcs duel (Duelist c1 acts first) and its GM console in a new page."""
     with httpx.Client(base_url=base, timeout=10) as http:
         made = http.post("/api/encounters", json={"ruleset": "d100-tcs", "name": "Duel"}).json()
@@ -65,18 +60,15 @@ def tcs_console(browser: Any, base: str, console: Any, label: str) -> tuple[str,
         r = http.post(f"/api/encounters/{eid}/commands", headers=auth,
                       json={"type": "start_combat", "dice": [10, 50]})
         assert r.status_code == 200, r.text
-    ctx = browser.new_context(viewport=WIDE, locale="en-US")
-    page = ctx.new_page()
-    console.watch(page, label)
-    page.goto(f"{base}/e/{eid}#token={gm}&role=gm")
-    return eid, gm, ctx, page
+    page = browser.open(f"{base}/e/{eid}#token={gm}&role=gm", label)
+    return eid, gm, page
 
 
 def test_TC_21_an_actions_numeric_choice_is_sent_as_a_number(
-    browser: Any, ui_server: Any, console: Any
+    browser: Browser, ui_server: Any
 ) -> None:
     base = ui_server.base
-    eid, gm, ctx, page = tcs_console(browser, base, console, "tcs-gm")
+    eid, gm, page = tcs_console(browser, base, "tcs-gm")
     move = page.locator("#gm-actions li[data-action=move]")
     move.locator("select[data-choice=sprint]").select_option(label="1")
     move.locator("button[data-act=move]").click()
@@ -85,15 +77,13 @@ def test_TC_21_an_actions_numeric_choice_is_sent_as_a_number(
                        headers={"Authorization": f"Bearer {gm}"}, timeout=5).json()["events"]
     declared = [e["data"] for e in events if e["type"] == "action_declared"]
     assert declared[-1]["action"] == "move" and declared[-1]["options"] == {"sprint": 1}
-    ctx.close()
-    assert console.errors == []
 
 
 def test_TC_7_the_console_declares_a_second_action_with_the_first(
-    browser: Any, ui_server: Any, console: Any
+    browser: Browser, ui_server: Any
 ) -> None:
     base = ui_server.base
-    eid, gm, ctx, page = tcs_console(browser, base, console, "tcs-then")
+    eid, gm, page = tcs_console(browser, base, "tcs-then")
     page.locator("#gm-actions select[data-then=action]").select_option("focus")
     page.locator("#gm-actions li[data-action=move] button[data-act=move]").click()
     expect(page.locator("#log li.action_resolved")).to_have_count(2)
@@ -103,5 +93,3 @@ def test_TC_7_the_console_declares_a_second_action_with_the_first(
     assert declared[0]["options"] == {"sprint": 0, "then": {"action": "focus"}}
     resolved = [e["data"]["action"] for e in events if e["type"] == "action_resolved"]
     assert resolved == ["move", "focus"]
-    ctx.close()
-    assert console.errors == []

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from domain.simulate import simulate
-from tests.browser.test_ui import WIDE, expect, snap
+from tests.browser.helpers import Browser, ConsoleWatch, expect, snap
 
 pytestmark = pytest.mark.browser
 
@@ -20,16 +20,11 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def test_NA_38_the_resolver_page_runs_resets_and_reruns(
-    browser: Any, ui_server: Any, console: Any, shots: Path
-) -> None:
+def test_NA_38_the_resolver_page_runs_resets_and_reruns(browser: Browser, shots: Path) -> None:
     from playwright.sync_api import expect as pw_expect
 
     pw_expect.set_options(timeout=10_000)
-    ctx = browser.new_context(viewport=WIDE, locale="en-US")
-    page = ctx.new_page()
-    console.watch(page, "simulate")
-    page.goto(ui_server.base + "/")
+    page = browser.open("/", "simulate")
     page.click("#sim-link")
     page.wait_for_url(re.compile(r"/simulate$"))
     expect(page.locator("h1")).to_have_text("Automatic 1v1 resolver (d20-na)")
@@ -86,20 +81,15 @@ def test_NA_38_the_resolver_page_runs_resets_and_reruns(
     page.click("#lang-toggle")
     expect(page.locator("#sim-start")).to_have_text("Start the combat")
     expect(page.locator("#sim-narration")).to_contain_text("Fangeux attacks Milicien")
-    ctx.close()
-    assert console.errors == []
 
 
 def test_a_custom_sheet_a_bad_sheet_and_saving_as_an_encounter(
-    browser: Any, ui_server: Any, console: Any
+    browser: Browser, ui_server: Any, console: ConsoleWatch
 ) -> None:
     from playwright.sync_api import expect as pw_expect
 
     pw_expect.set_options(timeout=10_000)
-    ctx = browser.new_context(viewport=WIDE, locale="en-US")
-    page = ctx.new_page()
-    console.watch(page, "simulate-custom")
-    page.goto(ui_server.base + "/simulate")
+    page = browser.open("/simulate", "simulate-custom")
     page.select_option("#sim-preset-a", "milicien")
     # Unticking Dodge edits the sheet, which is then a custom one.
     page.uncheck("#sim-dodge-a")
@@ -132,5 +122,3 @@ def test_a_custom_sheet_a_bad_sheet_and_saving_as_an_encounter(
     link.click()
     page.wait_for_url(re.compile(rf"/e/{eid}#token="))
     expect(page.locator(".enc-name")).to_contain_text("vs")
-    ctx.close()
-    assert console.errors == []

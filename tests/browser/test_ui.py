@@ -1,74 +1,63 @@
 """The web UI in headless Chromium: a GM and a player at one table, end to end.
 
-The tests run in order on one encounter (a d20-na skirmish): each step builds on the
-previous one, as a session at the table does.
+Each test makes its own d20-na skirmish over HTTP (Milicien c1 against Fangeux c2, the
+state a table reaches by the step before) and opens only the pages it checks.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
+from tests.browser.helpers import NARROW, WIDE, Browser, ConsoleWatch, Encounter, expect, snap
+
+if TYPE_CHECKING:
+    from tests.browser.conftest import UiServer
+
 pytestmark = pytest.mark.browser
 
-WIDE = {"width": 1280, "height": 860}
-NARROW = {"width": 375, "height": 740}
+__all__ = ["NARROW", "WIDE", "expect", "snap"]  # other browser tests import them from here
+
+NAME = "Ambush at the bridge"
 
 
-@dataclass
-class Table:
-    """The pages and facts the steps share."""
-
-    base: str
-    gm: Any
-    player: Any = None
-    spectator: Any = None
-    encounter: str = ""
-    gm_token: str = ""
-    attack_roll: int = 0
-    dodge_roll: int = 0
-    open: Any = None  # opens a new page in a fresh browser context
+def skirmish(base: str, started: bool = True) -> Encounter:
+    """A d20-na encounter with Milicien (c1, heroes) and Fangeux (c2, foes), as the GM
+    adds them from the presets; started, Fangeux (INI 12) acts first."""
+    enc = Encounter.create(base, "d20-na", NAME)
+    enc.add("Milicien", "heroes", "milicien")
+    enc.add("Fangeux", "foes", "fangeux")
+    if started:
+        enc.start()
+    return enc
 
 
-@pytest.fixture(scope="module")
-def table(browser: Any, ui_server: Any, console: Any) -> Iterator[Table]:
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=5000)
-    contexts = []
-
-    def page(name: str) -> Any:
-        ctx = browser.new_context(viewport=WIDE, locale="en-US")
-        contexts.append(ctx)
-        p = ctx.new_page()
-        console.watch(p, name)
-        return p
-
-    t = Table(base=ui_server.base, gm=page("gm"), open=page)
-    yield t
-    for ctx in contexts:
-        ctx.close()
+def after_the_first_attack(base: str) -> Encounter:
+    """The skirmish after Fangeux attacked Milicien's head with a die entered by the GM
+    (3) and Milicien dodged with a server roll; it is Milicien's turn."""
+    enc = skirmish(base)
+    enc.command({"type": "act", "actor": "c2", "action": "attack", "target": "c1",
+                 "options": {"weapon": "claws", "aim": "head"}, "dice": [3]})
+    enc.command({"type": "react", "actor": "c1", "reaction": "dodge"})
+    return enc
 
 
-def expect(locator: Any) -> Any:
-    from playwright.sync_api import expect as pw_expect
+def gm_console(browser: Browser, enc: Encounter) -> Any:
+    """The GM console, in a browser that made the encounter (its links are kept)."""
+    gm = browser.open(enc.gm_link, "gm", remember=enc.remembered())
+    expect(gm.locator("#conn")).to_have_attribute("data-state", "connected")
+    return gm
 
-    return pw_expect(locator)
 
-
-def board(t: Table, token: str | None = None) -> dict[str, Any]:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    r = httpx.get(f"{t.base}/api/encounters/{t.encounter}", headers=headers, timeout=5)
-    r.raise_for_status()
-    out: dict[str, Any] = r.json()
-    return out
+def player_page(browser: Browser, enc: Encounter, cid: str = "c1") -> Any:
+    player = browser.open(enc.player_link(cid), f"player {cid}")
+    expect(player.locator("#conn")).to_have_attribute("data-state", "connected")
+    return player
 
 
 def add(gm: Any, name: str, side: str, preset: str) -> None:
@@ -86,36 +75,27 @@ def roll_button(page: Any, text: str) -> Any:
     return page.locator("#log li.die_rolled", has_text=text).last.locator("button[data-roll]")
 
 
-def snap(page: Any, shots: Path, name: str, full_page: bool = True) -> None:
-    """The page at 1280 px and at 375 px wide (a panel: the viewport, made tall)."""
-    for label, size in (("1280", WIDE), ("375", NARROW)):
-        page.set_viewport_size(size if full_page else {**size, "height": 1100})
-        page.wait_for_timeout(150)
-        page.screenshot(path=str(shots / f"{name}-{label}.png"), full_page=full_page)
-    page.set_viewport_size(WIDE)
-
-
-def test_a_gm_creates_an_encounter_from_the_home_page(table: Table) -> None:
-    gm = table.gm
-    gm.goto(table.base + "/")
+def test_a_gm_creates_an_encounter_from_the_home_page(browser: Browser) -> None:
+    gm = browser.open("/", "gm")
     gm.select_option("#ruleset", "d20-na")
     expect(gm.locator("#settings [data-key='defense.max_per_type']")).to_have_value("3")
-    gm.fill("#enc-name", "Ambush at the bridge")
+    gm.fill("#enc-name", NAME)
     gm.click("#create")
     gm.wait_for_url(re.compile(r"/e/[0-9a-f-]{36}#token=.+&role=gm$"))
     expect(gm.locator("#role-badge")).to_have_text("GM console")
     expect(gm.locator("#conn")).to_have_attribute("data-state", "connected")
-    expect(gm.locator(".enc-name")).to_contain_text("Ambush at the bridge")
-    table.encounter = gm.url.split("/e/")[1].split("#")[0]
-    table.gm_token = gm.url.split("token=")[1].split("&")[0]
-    stored = gm.evaluate(f"localStorage.getItem('fracas:enc:{table.encounter}')")
-    assert table.gm_token in stored
+    expect(gm.locator(".enc-name")).to_contain_text(NAME)
+    encounter = gm.url.split("/e/")[1].split("#")[0]
+    gm_token = gm.url.split("token=")[1].split("&")[0]
+    stored = gm.evaluate(f"localStorage.getItem('fracas:enc:{encounter}')")
+    assert gm_token in stored
 
 
 def test_a_refused_sheet_shows_the_servers_message_beside_the_field(
-    table: Table, console: Any
+    browser: Browser, ui_server: UiServer, console: ConsoleWatch
 ) -> None:
-    gm = table.gm
+    enc = Encounter.create(ui_server.base, "d20-na", NAME)
+    gm = gm_console(browser, enc)
     gm.select_option("#add-preset", "")
     gm.fill("#add-name", "Broken")
     gm.fill("#add-side", "foes")
@@ -124,11 +104,14 @@ def test_a_refused_sheet_shows_the_servers_message_beside_the_field(
         gm.click("#add-form button[type=submit]")
         expect(gm.locator("#sheet-error")).not_to_be_empty()
     expect(gm.locator("#add-sheet")).to_have_attribute("aria-invalid", "true")
-    assert board(table)["combatants"] == []
+    assert enc.board()["combatants"] == []
 
 
-def test_the_gm_adds_two_combatants_and_gets_their_player_links(table: Table) -> None:
-    gm = table.gm
+def test_the_gm_adds_two_combatants_and_gets_their_player_links(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    enc = Encounter.create(ui_server.base, "d20-na", NAME)
+    gm = gm_console(browser, enc)
     add(gm, "Milicien", "heroes", "milicien")
     expect(gm.locator("#link-player-c1")).to_have_value(re.compile(r"#token=.+&as=c1$"))
     add(gm, "Fangeux", "foes", "fangeux")
@@ -138,15 +121,17 @@ def test_the_gm_adds_two_combatants_and_gets_their_player_links(table: Table) ->
     expect(hp(gm, "c2")).to_have_text("70/70")
 
 
-def test_a_player_page_sees_the_gms_actions_within_a_second(table: Table) -> None:
-    player = table.open("player")
-    player.goto(table.gm.input_value("#link-player-c1"))
+def test_a_player_page_sees_the_gms_actions_within_a_second(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    enc = skirmish(ui_server.base, started=False)
+    gm = gm_console(browser, enc)
+    player = browser.open(gm.input_value("#link-player-c1"), "player")
     expect(player.locator("#role-badge")).to_have_text("Player")
     expect(player.locator("#conn")).to_have_attribute("data-state", "connected")
     expect(player.locator("#mine [data-cid=c1]")).to_contain_text("Milicien")
-    table.player = player
-    table.gm.click("#btn-start")
-    expect(table.gm.locator("#round")).to_have_text("1")
+    gm.click("#btn-start")
+    expect(gm.locator("#round")).to_have_text("1")
     started = time.monotonic()
     expect(player.locator("#round")).to_have_text("1", timeout=1000)
     expect(player.locator("#log li.combat_started")).to_have_count(1, timeout=1000)
@@ -154,8 +139,11 @@ def test_a_player_page_sees_the_gms_actions_within_a_second(table: Table) -> Non
     expect(player.locator(".order li.current")).to_contain_text("Fangeux")
 
 
-def test_the_player_answers_a_pending_attack_and_the_gm_sees_the_result(table: Table) -> None:
-    gm, player = table.gm, table.player
+def test_the_player_answers_a_pending_attack_and_the_gm_sees_the_result(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    enc = skirmish(ui_server.base)
+    gm, player = gm_console(browser, enc), player_page(browser, enc)
     row = gm.locator("#gm-actions li[data-action=attack]")
     expect(row.locator("button[data-act=attack]")).to_be_enabled()
     row.locator("[data-choice=aim]").select_option("head")
@@ -169,12 +157,18 @@ def test_the_player_answers_a_pending_attack_and_the_gm_sees_the_result(table: T
     player.locator("#mine button[data-react=dodge]").click()
     expect(gm.locator("#log li.reaction_resolved")).to_have_count(1)
     expect(gm.locator("#gm-pending")).to_contain_text("No attack is waiting")
-    table.attack_roll = int(roll_button(gm, "attack on Milicien").get_attribute("data-roll"))
-    table.dodge_roll = int(roll_button(gm, "(dodge)").get_attribute("data-roll"))
+    attack = roll_button(gm, "attack on Milicien").get_attribute("data-roll")
+    dodge = roll_button(gm, "(dodge)").get_attribute("data-roll")
+    assert (int(attack), int(dodge)) == (enc.roll_seq("attack on"), enc.roll_seq("dodge"))
+    declared = [e["data"] for e in enc.events() if e["type"] == "action_declared"]
+    assert declared[-1]["options"]["aim"] == "head"
 
 
-def test_the_gm_resolves_a_pending_attack_as_no_defense(table: Table) -> None:
-    gm = table.gm
+def test_the_gm_resolves_a_pending_attack_as_no_defense(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    gm = gm_console(browser, after_the_first_attack(ui_server.base))
+    expect(gm.locator("#log li.reaction_resolved")).to_have_count(1)
     before = int(hp(gm, "c2").inner_text().split("/")[0])
     row = gm.locator("#gm-actions li[data-action=attack]")
     expect(gm.locator("#gm-actions h3")).to_contain_text("Milicien")
@@ -189,8 +183,10 @@ def test_the_gm_resolves_a_pending_attack_as_no_defense(table: Table) -> None:
     assert after < before
 
 
-def test_a_rolls_audit_shows_its_modifiers_with_their_rule_ids(table: Table) -> None:
-    gm = table.gm
+def test_a_rolls_audit_shows_its_modifiers_with_their_rule_ids(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    gm = gm_console(browser, after_the_first_attack(ui_server.base))
     roll_button(gm, "attack on Milicien").click()
     panel = gm.locator("#audit")
     expect(panel).to_be_visible()
@@ -199,7 +195,7 @@ def test_a_rolls_audit_shows_its_modifiers_with_their_rule_ids(table: Table) -> 
     expect(body.locator(".mods")).to_contain_text("-4")
     expect(body.locator(".mods .rule")).to_have_text("NA-25")
     expect(body.locator(".mods .rule")).to_have_attribute("href", "/rules/NA-25")
-    rule_text = httpx.get(table.base + "/rules/NA-25", timeout=5)
+    rule_text = httpx.get(ui_server.base + "/rules/NA-25", timeout=5)
     assert rule_text.status_code == 200 and "NA-25" in rule_text.text
     expect(body).to_contain_text("Fangeux")
     expect(body.locator(".proof")).to_have_attribute("data-proof", "manual")
@@ -207,10 +203,13 @@ def test_a_rolls_audit_shows_its_modifiers_with_their_rule_ids(table: Table) -> 
     expect(panel).to_be_hidden()
 
 
-def test_stepping_back_in_history_shows_the_earlier_hp(table: Table) -> None:
-    gm, player = table.gm, table.player
+def test_stepping_back_in_history_shows_the_earlier_hp(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    enc = after_the_first_attack(ui_server.base)
+    gm, player = gm_console(browser, enc), player_page(browser, enc)
     before = hp(player, "c1").inner_text()
-    version = board(table)["version"]
+    version = enc.board()["version"]
     gm.select_option("#adj-combatant", "c1")
     gm.select_option("#adj-resource", "hp")
     gm.fill("#adj-delta", "-10")
@@ -231,8 +230,10 @@ def test_stepping_back_in_history_shows_the_earlier_hp(table: Table) -> None:
     expect(hp(player, "c1")).to_have_text(after)
 
 
-def test_the_french_toggle_changes_the_labels_and_is_remembered(table: Table) -> None:
-    gm = table.gm
+def test_the_french_toggle_changes_the_labels_and_is_remembered(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    gm = gm_console(browser, skirmish(ui_server.base))
     expect(gm.locator("#gm-actions")).to_contain_text("Melee attack")
     gm.click("#lang-toggle")
     expect(gm.locator("#role-badge")).to_have_text("Console du MJ")
@@ -245,15 +246,18 @@ def test_the_french_toggle_changes_the_labels_and_is_remembered(table: Table) ->
     expect(gm.locator("#role-badge")).to_have_text("GM console")
 
 
-def test_a_players_dispute_appears_on_the_gm_console(table: Table, shots: Path) -> None:
-    gm, player = table.gm, table.player
+def test_a_players_dispute_appears_on_the_gm_console(
+    browser: Browser, ui_server: UiServer, shots: Path
+) -> None:
+    enc = after_the_first_attack(ui_server.base)
+    gm, player = gm_console(browser, enc), player_page(browser, enc)
     roll_button(player, "attack on Milicien").click()
     player.fill("#dispute-reason", "the GM rolled behind the screen")
     player.click("#dispute-form button[type=submit]")
     expect(player.locator("#audit-msg")).to_have_text("Dispute recorded")
     expect(player.locator("#audit-body .disputes")).to_contain_text("behind the screen")
     player.click("#audit-close")
-    item = gm.locator(f"#gm-disputes li[data-roll='{table.attack_roll}']")
+    item = gm.locator(f"#gm-disputes li[data-roll='{enc.roll_seq('attack on')}']")
     expect(item).to_contain_text("the GM rolled behind the screen")
     expect(item.locator(".proof")).to_have_attribute("data-proof", "manual")
     item.locator("button[data-roll]").click()
@@ -263,20 +267,22 @@ def test_a_players_dispute_appears_on_the_gm_console(table: Table, shots: Path) 
     gm.keyboard.press("Escape")
 
 
-def test_a_bare_player_link_finds_its_combatants_through_the_token(table: Table) -> None:
-    link = table.gm.input_value("#link-player-c2")
+def test_a_bare_player_link_finds_its_combatants_through_the_token(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    enc = skirmish(ui_server.base)
+    link = gm_console(browser, enc).input_value("#link-player-c2")
     bare = link.split("&as=")[0]  # as `fracas demo` and the create answer print them
-    page = table.open("bare-player")
-    page.goto(bare)
+    page = browser.open(bare, "bare-player")
     expect(page.locator("#role-badge")).to_have_text("Player")
     expect(page.locator("#mine div.mine[data-cid=c2]")).to_contain_text("Fangeux")
-    page.context.close()
 
 
 def test_pages_survive_a_server_restart_without_losing_or_repeating_log_lines(
-    table: Table, ui_server: Any, console: Any
+    browser: Browser, ui_server: UiServer, console: ConsoleWatch
 ) -> None:
-    gm, player = table.gm, table.player
+    enc = after_the_first_attack(ui_server.base)
+    gm, player = gm_console(browser, enc), player_page(browser, enc)
     with console.allowing(r"WebSocket connection to .* failed", r"ERR_CONNECTION_REFUSED"):
         ui_server.kill()
         expect(player.locator("#conn")).to_have_attribute("data-state", "reconnecting")
@@ -284,9 +290,9 @@ def test_pages_survive_a_server_restart_without_losing_or_repeating_log_lines(
         ui_server.start()
         # A change the pages may miss while they are still reconnecting.
         r = httpx.post(
-            f"{table.base}/api/encounters/{table.encounter}/commands",
+            f"{ui_server.base}/api/encounters/{enc.id}/commands",
             json={"type": "roll", "expr": "2d6", "purpose": "while reconnecting"},
-            headers={"Authorization": f"Bearer {table.gm_token}"},
+            headers={"Authorization": f"Bearer {enc.gm_token}"},
         )
         assert r.status_code == 200, r.text
         expect(player.locator("#conn")).to_have_attribute("data-state", "connected")
@@ -296,7 +302,7 @@ def test_pages_survive_a_server_restart_without_losing_or_repeating_log_lines(
     gm.fill("#roll-purpose", "after the restart")
     gm.click("#roll-form button[type=submit]")
     expect(player.locator("#log li", has_text="after the restart")).to_have_count(1)
-    server_lines = [(line["version"], line["text"]) for line in board(table)["log"]]
+    server_lines = [(line["version"], line["text"]) for line in enc.board()["log"]]
     shown = player.eval_on_selector_all(
         "#log li",
         "lis => lis.map(li => [Number(li.dataset.version), li.querySelector('.text').textContent])",
@@ -305,8 +311,9 @@ def test_pages_survive_a_server_restart_without_losing_or_repeating_log_lines(
     assert len(set(server_lines)) == len(server_lines)
 
 
-def test_undo_reverts_the_last_step_with_a_reason(table: Table) -> None:
-    gm, player = table.gm, table.player
+def test_undo_reverts_the_last_step_with_a_reason(browser: Browser, ui_server: UiServer) -> None:
+    enc = after_the_first_attack(ui_server.base)
+    gm, player = gm_console(browser, enc), player_page(browser, enc)
     now, top = hp(player, "c2").inner_text().split("/")
     gm.select_option("#adj-combatant", "c2")
     gm.select_option("#adj-resource", "hp")
@@ -320,41 +327,45 @@ def test_undo_reverts_the_last_step_with_a_reason(table: Table) -> None:
     expect(player.locator("#log li.undone")).to_contain_text("the arrow missed")
 
 
-def test_the_last_turn_is_copied_as_bbcode_and_markdown(table: Table) -> None:
-    gm = table.gm
+def test_the_last_turn_is_copied_as_bbcode_and_markdown(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    gm = gm_console(browser, after_the_first_attack(ui_server.base))
     gm.click("button[data-export=bbcode][data-scope=last]")
     out = gm.locator("#export-out")
-    last_turn = r"^\[b\]Ambush at the bridge .*\[list\]\n\[\*\]It is \w+'s turn"
+    last_turn = rf"^\[b\]{NAME} .*\[list\]\n\[\*\]It is \w+'s turn"
     expect(out).to_have_value(re.compile(last_turn, re.S))
     gm.click("button[data-export=markdown][data-scope=all]")
     expect(out).to_have_value(re.compile(r"Fangeux", re.S))
 
 
-def test_screenshots_of_the_board_and_the_gm_console(table: Table, shots: Path) -> None:
-    spectator = table.open("spectator")
-    spectator.goto(table.gm.input_value("#link-spectator"))
+def test_screenshots_of_the_board_and_the_gm_console(
+    browser: Browser, ui_server: UiServer, shots: Path
+) -> None:
+    enc = after_the_first_attack(ui_server.base)
+    gm, player = gm_console(browser, enc), player_page(browser, enc)
+    spectator = browser.open(gm.input_value("#link-spectator"), "spectator")
     expect(spectator.locator("#role-badge")).to_have_text("Spectator")
     expect(spectator.locator("#conn")).to_have_attribute("data-state", "connected")
     expect(spectator.locator("#controls")).to_have_count(0)
     snap(spectator, shots, "board")
-    snap(table.player, shots, "player")
-    snap(table.gm, shots, "gm-console")
+    snap(player, shots, "player")
+    snap(gm, shots, "gm-console")
     for name in ("board", "player", "gm-console"):
         assert (shots / f"{name}-375.png").stat().st_size > 10_000
 
 
-def test_after_close_a_server_roll_is_verified_in_its_audit(table: Table, shots: Path) -> None:
-    gm = table.gm
+def test_after_close_a_server_roll_is_verified_in_its_audit(
+    browser: Browser, ui_server: UiServer, shots: Path
+) -> None:
+    enc = after_the_first_attack(ui_server.base)
+    gm, player = gm_console(browser, enc), player_page(browser, enc)
     gm.click("#btn-close")
     expect(gm.locator(".status .badge.closed")).to_be_visible()
-    expect(table.player.locator(".status .badge.closed")).to_be_visible()
-    gm.locator(f"#log button[data-roll='{table.dodge_roll}']").click()
+    expect(player.locator(".status .badge.closed")).to_be_visible()
+    gm.locator(f"#log button[data-roll='{enc.roll_seq('dodge')}']").click()
     body = gm.locator("#audit-body")
     expect(body.locator(".proof")).to_have_attribute("data-proof", "verified")
     expect(body).to_contain_text("dodge")
     snap(gm, shots, "audit", full_page=False)
     gm.keyboard.press("Escape")
-
-
-def test_no_console_errors_in_any_page(console: Any) -> None:
-    assert console.errors == []

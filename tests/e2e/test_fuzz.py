@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import connect
 
+from domain.commands import COMMANDS
 from tests.e2e.conftest import Api, Instance
 from tests.e2e.test_http import setup_fight, version_of
 
@@ -28,21 +29,7 @@ JSON = st.recursive(
     ),
     max_leaves=12,
 )
-TYPES = [
-    "add_combatant",
-    "remove_combatant",
-    "roll_initiative",
-    "start_combat",
-    "act",
-    "react",
-    "end_turn",
-    "adjust",
-    "roll",
-    "undo",
-    "add_entropy",
-    "dispute",
-    "close",
-]
+TYPES = [c.__struct_config__.tag for c in COMMANDS]  # every command tag the server decodes
 FIELDS = [
     "actor",
     "action",
@@ -81,12 +68,17 @@ def command_bodies(draw: st.DrawFn) -> Any:
     return body
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def fight(api: Api) -> dict[str, Any]:
+    """A started fight of this test's own (its examples share it: each may change it)."""
     return setup_fight(api)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The `fight` fixture is made once per test, not per example, on purpose.
+SHARED_FIGHT = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=SHARED_FIGHT)
 @given(body=command_bodies())
 def test_generated_bad_commands_are_refused_with_a_code_and_append_nothing(
     api: Api, fight: dict[str, Any], body: Any
@@ -109,7 +101,7 @@ def test_generated_bad_creations_answer_4xx(api: Api, body: Any, path: str) -> N
         assert r.json()["error"]["code"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=SHARED_FIGHT)
 @given(after=st.text(max_size=8), limit=st.text(max_size=8))
 def test_generated_query_strings_answer_4xx_or_200(
     api: Api, fight: dict[str, Any], after: str, limit: str
