@@ -7,7 +7,7 @@ import contextlib
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
@@ -27,7 +27,8 @@ from projections import audit as auditing
 from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
-from server import db, ruletext
+from server import db, openapi, ruletext
+from server.api_types import CreateEncounter
 from server.campaigns import carry_back, open_in_war
 from server.campaigns import routes as campaign_routes
 from server.errors import (
@@ -48,15 +49,6 @@ from server.simulate_api import routes as simulate_routes
 from server.store import PostgresEventStore
 
 STATIC = Path(__file__).resolve().parent / "static"
-
-
-class CreateEncounter(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """Body of POST /api/encounters."""
-
-    ruleset: str
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=120)]
-    settings: dict[str, Any] = {}
-    campaign: str | None = None
 
 
 async def caller(request: Request, encounter_id: str, required: bool = True) -> Principal:
@@ -280,6 +272,18 @@ async def index(request: Request) -> Response:
     return FileResponse(STATIC / "index.html")
 
 
+async def docs(request: Request) -> Response:
+    return FileResponse(STATIC / "docs.html")
+
+
+async def openapi_json(request: Request) -> Response:
+    return json_response(openapi.openapi())
+
+
+async def asyncapi_json(request: Request) -> Response:
+    return json_response(openapi.asyncapi())
+
+
 # --- the app -------------------------------------------------------------------------
 
 
@@ -322,6 +326,9 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         Route("/rules/{rule}", get_rule),
         *campaign_routes,
         *simulate_routes,
+        Route("/openapi.json", openapi_json),
+        Route("/asyncapi.json", asyncapi_json),
+        Route("/docs", docs),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),

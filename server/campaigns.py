@@ -268,7 +268,7 @@ async def post_campaign_command(request: Request) -> Response:
     campaign_id = parse_campaign(request.path_params["id"])
     raw = await body_of(request)
     await require_gm(svc, campaign_id, bearer(request))
-    command = _command_decoder.decode(raw)
+    command = cmd.decode_strict(raw, _command_decoder, WarCommand)
     if isinstance(command, CarryBack):
         eid = parse_id(str(command.encounter))
         proj = await svc.load(eid)

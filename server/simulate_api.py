@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from domain.commands import decode_strict
 from domain.errors import Invalid, Refused, RuleViolation
 from domain.events import event_data
 from domain.rules import REGISTRY
@@ -43,6 +44,9 @@ class SimulateBody(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     seed: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | int | None = None
     lang: Literal["en", "fr"] = "en"
     save: bool = False
+
+
+_body_decoder = msgspec.json.Decoder(SimulateBody)
 
 
 def unfit(message: str, refusal: Refused) -> Refused:
@@ -121,7 +125,7 @@ def same_fight(stored: list[dict[str, Any]], events: list[Any]) -> bool:
 
 
 async def post_simulate(request: Request) -> Response:
-    body = msgspec.json.decode(await body_of(request), type=SimulateBody)
+    body = decode_strict(await body_of(request), _body_decoder, SimulateBody)
     rules = REGISTRY.get(body.ruleset)
     if rules is None:
         raise Invalid(f"unknown rule system {body.ruleset!r}; known: {sorted(REGISTRY)}")
