@@ -6,7 +6,7 @@ malformed request becomes a 4xx before the domain sees it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 from msgspec import Meta
@@ -173,8 +173,43 @@ COMMANDS: tuple[type[Command], ...] = (
 
 command_decoder = msgspec.json.Decoder(AnyCommand)
 
+T = TypeVar("T")
+
+
+def _whole(value: Any) -> Any:
+    """`value` with every integral float (`3.0`) made an int, the rest untouched.
+
+    Only within int64, what msgspec decodes from an integer literal: `1e300` stays a float.
+    """
+    if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
+        return int(value)
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _whole(v) for k, v in value.items()}
+    return value
+
+
+def decode_strict(raw: bytes, decoder: msgspec.json.Decoder[T], kind: Any) -> T:
+    """Decode `raw` with `decoder` (of type `kind`), taking `3.0` where an int is due.
+
+    JSON Schema, which GET /openapi.json publishes, counts `3.0` as an integer; msgspec's
+    strict decoding does not. A body refused for a type retries once with its integral
+    floats made ints, still strictly (no "3" for 3), so what the schema accepts is read.
+    Raises msgspec.ValidationError / DecodeError.
+    """
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError:
+        loose = msgspec.json.decode(raw)
+        whole = _whole(loose)
+        if msgspec.json.encode(whole) == msgspec.json.encode(loose):
+            raise  # no float to make whole: the first error is the one to tell
+        result: T = msgspec.convert(whole, kind)
+        return result
+
 
 def decode_command(raw: bytes) -> Command:
     """Strictly decode one command; raises msgspec.ValidationError / DecodeError."""
-    result: Command = command_decoder.decode(raw)
+    result: Command = decode_strict(raw, command_decoder, AnyCommand)
     return result

@@ -40,3 +40,18 @@ class NotFound(Refused):
 
     def __init__(self, message: str) -> None:
         super().__init__("not_found", message)
+
+
+class RuleViolation(Refused):
+    """A well-formed command or sheet that a rule of the system forbids; `rule` says which.
+
+    The line with `Invalid`: a value of the wrong JSON type or form (not a whole number,
+    not one of the listed words, a field missing) is `invalid`, even where a rule names
+    the form; a value of the right form that a rule refuses (two-handed with a shield,
+    a third stat at EX, a spell the caster does not know) is `rule_violation`.
+    """
+
+    status = 422
+
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__("rule_violation", message, rule)

@@ -7,7 +7,7 @@ import contextlib
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
@@ -28,7 +28,8 @@ from projections import audit as auditing
 from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
-from server import db, ruletext
+from server import db, openapi, ruletext
+from server.api_types import CreateEncounter
 from server.bounds import whole_param
 from server.campaigns import open_in_war, settling
 from server.campaigns import routes as campaign_routes
@@ -57,15 +58,6 @@ from server.webhook_delivery import Webhooks
 from server.webhooks import routes as webhook_routes
 
 STATIC = Path(__file__).resolve().parent / "static"
-
-
-class CreateEncounter(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """Body of POST /api/encounters."""
-
-    ruleset: str
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=120)]
-    settings: dict[str, Any] = {}
-    campaign: str | None = None
 
 
 async def caller(request: Request, encounter_id: str, required: bool = True) -> Principal:
@@ -278,6 +270,18 @@ async def index(request: Request) -> Response:
     return FileResponse(STATIC / "index.html")
 
 
+async def docs(request: Request) -> Response:
+    return FileResponse(STATIC / "docs.html")
+
+
+async def openapi_json(request: Request) -> Response:
+    return json_response(openapi.openapi())
+
+
+async def asyncapi_json(request: Request) -> Response:
+    return json_response(openapi.asyncapi())
+
+
 # --- the app -------------------------------------------------------------------------
 
 
@@ -329,6 +333,9 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         *campaign_routes,
         *dice_routes,
         *simulate_routes,
+        Route("/openapi.json", openapi_json),
+        Route("/asyncapi.json", asyncapi_json),
+        Route("/docs", docs),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),

@@ -3,7 +3,8 @@
 Every JSON body (commands, sheets, settings, options, campaign and simulate bodies):
 - nests at most MAX_DEPTH objects/arrays (the body itself is level 1): deeper input is
   refused before anything walks it recursively;
-- holds no floats: events carry whole numbers only (CONTRACT section 5);
+- holds no fractions: events carry whole numbers only (CONTRACT section 5). An integral
+  float (`3.0`, which JSON Schema counts as an integer) is read as the integer;
 - holds no control characters (U+0000..U+001F, U+007F..U+009F, U+2028, U+2029) in any
   string or key: PostgreSQL's jsonb refuses NUL, and a newline in a name would forge
   lines in the forum exports. Every text field of this product is a single line.
@@ -24,11 +25,12 @@ MAX_PARAM = 1_000_000_000  # versions, roll numbers, limits: far above any real 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def check_json(raw: bytes) -> None:
-    """Refuse a body nested too deep (400 invalid), or holding a float or a control
-    character (422 invalid, like any other well-formed value that does not fit)."""
+def check_json(raw: bytes) -> bytes:
+    """Refuse a body nested too deep (400 invalid), or holding a fraction or a control
+    character (422 invalid, like any other well-formed value that does not fit). Answers
+    the body to decode: `raw` itself, or re-encoded with its integral floats as ints."""
     if not raw.strip():
-        return  # an empty body is the typed decoder's to refuse
+        return raw  # an empty body is the typed decoder's to refuse
     try:
         doc = msgspec.json.decode(raw)
     except RecursionError as e:
@@ -38,6 +40,7 @@ def check_json(raw: bytes) -> None:
     # (value, depth, its container's path, its key or index): a path is only spelled out
     # for the error, so a body of 100,000 numbers is walked without building strings.
     stack: list[tuple[Any, int, str, Any]] = [(doc, 1, "$", None)]
+    integral = False
     while stack:
         value, depth, parent, key = stack.pop()
         if isinstance(value, dict | list):
@@ -53,10 +56,24 @@ def check_json(raw: bytes) -> None:
                     if type(item) is not int:
                         stack.append((item, depth + 1, where, i))
         elif type(value) is float:
+            if value.is_integer() and abs(value) < 2**63:
+                integral = True
+                continue
             where = _path(parent, key)
             raise HTTPError(422, "invalid", f"{where}: whole numbers only, no fractions")
         elif type(value) is str:
             _text(value, parent, key)
+    return msgspec.json.encode(_whole(doc)) if integral else raw
+
+
+def _whole(value: Any) -> Any:
+    if type(value) is float:
+        return int(value)
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _whole(v) for k, v in value.items()}
+    return value
 
 
 def _path(parent: str, key: Any) -> str:

@@ -37,7 +37,7 @@ from starlette.routing import Route
 from domain import campaign as war
 from domain import commands as cmd
 from domain.encounter import check_settings
-from domain.errors import Forbidden, Invalid, NotFound, Refused
+from domain.errors import Forbidden, Invalid, NotFound, Refused, RuleViolation
 from domain.rules import REGISTRY
 from domain.rules.ranks_settings import SETTINGS
 from domain.state import GM, EncounterState
@@ -224,7 +224,7 @@ def view(loaded: War, gm: bool = False) -> dict[str, Any]:
 async def create_campaign(request: Request) -> Response:
     body = msgspec.json.decode(await body_of(request), type=CreateCampaign)
     if body.ruleset != RULESET:
-        raise Invalid(f"a War is played under {RULESET}, not {body.ruleset!r}", "RK-AMB-9")
+        raise RuleViolation(f"a War is played under {RULESET}, not {body.ruleset!r}", "RK-AMB-9")
     check_settings(REGISTRY[RULESET], {k: v for k, v in body.settings.items() if k in SETTINGS})
     svc = service(request)
     campaign_id = str(uuid.uuid4())
@@ -250,7 +250,7 @@ async def post_campaign_command(request: Request) -> Response:
     campaign_id = parse_campaign(request.path_params["id"])
     raw = await body_of(request)
     await require_gm(svc, campaign_id, bearer(request))
-    command = _command_decoder.decode(raw)
+    command = cmd.decode_strict(raw, _command_decoder, WarCommand)
     if isinstance(command, CarryBack):
         eid = parse_id(str(command.encounter))
         proj = await svc.load(eid)

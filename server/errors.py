@@ -58,7 +58,9 @@ async def on_validation(request: Request, exc: Exception) -> Response:
 async def on_starlette_http(request: Request, exc: Exception) -> Response:
     status = getattr(exc, "status_code", 500)
     codes = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized", 413: "too_large"}
-    return error_response(status, codes.get(status, "error"), str(getattr(exc, "detail", "")))
+    response = error_response(status, codes.get(status, "error"), str(getattr(exc, "detail", "")))
+    response.headers.update(getattr(exc, "headers", None) or {})  # a 405's Allow (RFC 9110)
+    return response
 
 
 async def on_internal(request: Request, exc: Exception) -> Response:

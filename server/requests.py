@@ -14,8 +14,9 @@ MAX_BODY = 1 << 20
 
 
 async def body_of(request: Request) -> bytes:
-    """The request body, refused with 413 past 1 MiB (declared or streamed), and with 400
-    when its JSON breaks the bounds of server/bounds.py (depth, floats, control chars)."""
+    """The request body, refused with 413 past 1 MiB (declared or streamed), and with 4xx
+    when its JSON breaks the bounds of server/bounds.py (depth, fractions, control
+    characters); integral floats come back as ints."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
         raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
@@ -26,9 +27,7 @@ async def body_of(request: Request) -> bytes:
         if size > MAX_BODY:
             raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
         chunks.append(chunk)
-    raw = b"".join(chunks)
-    check_json(raw)
-    return raw
+    return check_json(b"".join(chunks))
 
 
 def bearer(request: Request) -> str | None:

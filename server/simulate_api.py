@@ -18,7 +18,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from domain.errors import Invalid, Refused
+from domain.commands import decode_strict
+from domain.errors import Invalid, Refused, RuleViolation
 from domain.events import event_data
 from domain.rules import REGISTRY
 from domain.simulate import Summary, buckets, narrate, simulate
@@ -43,6 +44,16 @@ class SimulateBody(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     seed: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | int | None = None
     lang: Literal["en", "fr"] = "en"
     save: bool = False
+
+
+_body_decoder = msgspec.json.Decoder(SimulateBody)
+
+
+def unfit(message: str, refusal: Refused) -> Refused:
+    """A fighter refused as a 422 that keeps its code: a rule's refusal stays one."""
+    if refusal.code == "rule_violation" and refusal.rule:
+        return RuleViolation(message, refusal.rule)
+    return Invalid(message, refusal.rule)
 
 
 def fighter(side: str, raw: str | dict[str, Any], rules: Any) -> tuple[str | dict[str, Any], str]:
@@ -70,7 +81,7 @@ def fighter(side: str, raw: str | dict[str, Any], rules: Any) -> tuple[str | dic
     try:
         rules.validate_sheet(data, {})
     except Refused as e:
-        raise Invalid(f"{side}: invalid sheet: {e.message}", e.rule) from e
+        raise unfit(f"{side}: invalid sheet: {e.message}", e) from e
     except (TypeError, ValueError, KeyError, AttributeError) as e:
         raise Invalid(f"{side}: invalid sheet: {e}") from e
     default = preset.capitalize() if preset else f"Fighter {side.upper()}"
@@ -123,12 +134,12 @@ def same_fight(stored: list[dict[str, Any]], events: list[Any]) -> bool:
 
 
 async def post_simulate(request: Request) -> Response:
-    body = msgspec.json.decode(await body_of(request), type=SimulateBody)
+    body = decode_strict(await body_of(request), _body_decoder, SimulateBody)
     rules = REGISTRY.get(body.ruleset)
     if rules is None:
         raise Invalid(f"unknown rule system {body.ruleset!r}; known: {sorted(REGISTRY)}")
     if body.ruleset not in SIMULATE_RULESETS:
-        raise Invalid(
+        raise RuleViolation(
             f"the 1v1 resolver does not support {body.ruleset!r}; "
             f"it supports: {', '.join(SIMULATE_RULESETS)}",
             "NA-37",
@@ -142,7 +153,7 @@ async def post_simulate(request: Request) -> Response:
         async with request.app.state.simulations:
             summary = await asyncio.to_thread(simulate, a, b, body.fights, seed, {}, names)
     except Refused as e:  # a sheet the resolver cannot fight with
-        raise Invalid(e.message, e.rule) from e
+        raise unfit(e.message, e) from e
     out = answer(summary, names, seed, body.lang)
     if body.save:
         assert summary.example is not None

@@ -16,7 +16,7 @@ from typing import Any
 from domain import events as ev
 from domain.commands import Act, React
 from domain.context import Ctx
-from domain.errors import Invalid, Refused
+from domain.errors import Refused, RuleViolation
 from domain.rules import d20_na_combat as cb
 from domain.rules import d20_na_legal as legal_
 from domain.rules import d20_na_resolve as resolve
@@ -230,7 +230,7 @@ def _half_action(ctx: Ctx, command: Act) -> None:
         unloaded = list(me.status.get("unloaded", []))
         name = command.options.get("weapon", unloaded[0] if unloaded else None)
         if name not in unloaded:
-            raise Invalid(f"{name!r} is not waiting to be reloaded", "NA-AMB-23")
+            raise RuleViolation(f"{name!r} is not waiting to be reloaded", "NA-AMB-23")
         rest = [w for w in unloaded if w != name]
         ctx.status(actor, "unloaded", rest or None, "NA-AMB-23")
     verbs = {"draw": "draws a weapon", "disengage": "disengages", "move": "moves",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain import dice as dicelib
-from domain.errors import Invalid
+from domain.errors import Invalid, RuleViolation
 from domain.rules.d20_na_tables import AIMABLE
 from domain.rules.sheetcheck import flag as _bool
 from domain.rules.sheetcheck import name as _name
@@ -122,9 +122,13 @@ def _hands(weapons: list[dict[str, Any]], off_hand: Any, shield: Any) -> str | N
     """NA-19 and NA-AMB-8: what may be held together."""
     two_handed = [w["name"] for w in weapons if w["two_handed"]]
     if shield is not None and two_handed:
-        raise Invalid(f"{two_handed[0]} is two-handed and cannot be used with a shield", "NA-19")
+        raise RuleViolation(
+            f"{two_handed[0]} is two-handed and cannot be used with a shield", "NA-19"
+        )
     if len(two_handed) > 1:
-        raise Invalid(f"two two-handed weapons cannot be used together: {two_handed}", "NA-19")
+        raise RuleViolation(
+            f"two two-handed weapons cannot be used together: {two_handed}", "NA-19"
+        )
     if off_hand is None:
         return None
     name = _name("sheet.off_hand", off_hand)
@@ -133,12 +137,12 @@ def _hands(weapons: list[dict[str, Any]], off_hand: Any, shield: Any) -> str | N
     if weapon is None:
         raise Invalid(f"sheet.off_hand names no weapon of the sheet: {name!r}", "NA-17")
     if weapon["kind"] == "shoot" or weapon["two_handed"]:
-        raise Invalid(f"{name} cannot be wielded in the off hand", "NA-19")
+        raise RuleViolation(f"{name} cannot be wielded in the off hand", "NA-19")
     if shield is not None:
-        raise Invalid("a shield leaves no hand for a second weapon", "NA-19")
+        raise RuleViolation("a shield leaves no hand for a second weapon", "NA-19")
     mains = [w for w in weapons if w["kind"] != "shoot" and w["name"] != name]
     if not mains or mains[0]["two_handed"]:
-        raise Invalid("dual wielding needs a one-handed main weapon", "NA-19")
+        raise RuleViolation("dual wielding needs a one-handed main weapon", "NA-19")
     return name
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from domain import events as ev
 from domain.context import Ctx
-from domain.errors import Invalid
+from domain.errors import Invalid, RuleViolation
 from domain.rules.ranks_tables import Rank, health_malus, parse_rank, threshold
 
 SUCCESS = ("success", "critical_success")
@@ -33,13 +33,13 @@ def half_rank_terms(
     """The half-rank modifiers of one roll, spending the once-per-RP switch if asked."""
     activate, deactivate = _switches(options, "activate"), _switches(options, "deactivate")
     for other in {*activate, *deactivate} - {stat}:
-        raise Invalid(f"{other} is not rolled here: a switch lasts one roll", "RK-AMB-10")
+        raise RuleViolation(f"{other} is not rolled here: a switch lasts one roll", "RK-AMB-10")
     key = f"half_rank.{stat}"
     switched = bool(ctx.combatant(cid).status.get(key))  # rest_of_rp switches stay on
     if stat in activate and rank.half <= 0:
-        raise Invalid(f"{stat} ({rank}) has no positive half-rank to activate", "RK-6")
+        raise RuleViolation(f"{stat} ({rank}) has no positive half-rank to activate", "RK-6")
     if stat in deactivate and rank.half >= 0:
-        raise Invalid(f"{stat} ({rank}) has no negative half-rank to deactivate", "RK-7")
+        raise RuleViolation(f"{stat} ({rank}) has no negative half-rank to deactivate", "RK-7")
     if (stat in activate or stat in deactivate) and not switched:
         ctx.use(cid, key, "session", 1, "RK-8", f"the half-ranks of {stat} this RP")
         switched = True

@@ -10,7 +10,7 @@ from typing import Any
 from domain import events as ev
 from domain.commands import React
 from domain.context import Ctx
-from domain.errors import Forbidden, Invalid, Refused
+from domain.errors import Forbidden, Refused, RuleViolation
 from domain.rules.ranks_attack import ATTACKS, Attack, pay, plan, reduced, short_of_mana
 from domain.rules.ranks_bond import servants_of
 from domain.rules.ranks_check import check_roll, succeeded
@@ -54,7 +54,9 @@ def counter_refusal(
     `legal` can offer only what `react` accepts."""
     action = options.get("action")
     if action not in ATTACKS:
-        raise Invalid(f"options.action names the counter's attack: {sorted(ATTACKS)}", "RK-60")
+        raise RuleViolation(
+            f"options.action names the counter's attack: {sorted(ATTACKS)}", "RK-60"
+        )
     try:
         counter = plan(me, str(action), options.get("rank"), options, cfg)
     except Refused as why:
@@ -163,7 +165,7 @@ def _flight(
         blocked = succeeded(rolled)
         info["roll"] = rolled.faces[0]
     elif command.reaction != "none":
-        raise Invalid("a flight is answered with block_flight or none", "RK-68")
+        raise RuleViolation("a flight is answered with block_flight or none", "RK-68")
     ctx.emit(
         ev.ReactionResolved(
             pending_id=pending.id,
@@ -196,7 +198,7 @@ def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) ->
     elif reaction == "intercept":
         victim, taken, outcome, info = _intercept(ctx, cfg, me, pending, options)
     else:
-        raise Invalid(f"{reaction} does not answer an attack", "RK-59")
+        raise RuleViolation(f"{reaction} does not answer an attack", "RK-59")
     attacker = ctx.combatant(pending.attacker)
     if taken:
         ctx.change(victim.id, "hp", -taken, f"hit by {attacker.name}", str(info["rule"]))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.errors import Invalid
+from domain.errors import Invalid, RuleViolation
 from domain.rules.base import Sheet
 from domain.rules.ranks_tables import Rank, check_overrides, parse_rank, value
 
@@ -137,7 +137,7 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
         out[stat] = str(parse_rank(sheet[stat]))
     if kind == "servant":
         if "NP" not in sheet:
-            raise Invalid("a Servant needs a Noble Phantasm stat (NP)", "RK-52")
+            raise RuleViolation("a Servant needs a Noble Phantasm stat (NP)", "RK-52")
         out["NP"] = str(parse_rank(sheet["NP"]))
         if "MAGIC" in sheet:
             # RK-55 reserves the Magic stat to Masters, yet RK-58 gives a Servant Advanced
@@ -161,7 +161,7 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
     else:
         for servant_only in ("NP", "noble_phantasms", "rarity", "class", "master"):
             if sheet.get(servant_only) not in (None, []):  # a normalized sheet has []
-                raise Invalid(f"sheet.{servant_only} is for Servants only", "RK-52")
+                raise RuleViolation(f"sheet.{servant_only} is for Servants only", "RK-52")
         out["MAGIC"] = str(parse_rank(sheet.get("MAGIC", "E")))
     out["noble_phantasms"] = _abilities(
         sheet.get("noble_phantasms", []), "noble_phantasms", "RK-52"
@@ -196,4 +196,4 @@ def _check_ex_caps(sheet: Mapping[str, Any]) -> None:
     ex = [s for s in counted if sheet[s] == "EX" and s not in sheet["boosted"]]
     cap = 1 if sheet["kind"] == "master" else 2
     if len(ex) > cap:
-        raise Invalid(f"a {sheet['kind']} may have {cap} stat(s) at EX, not {ex}", "RK-31")
+        raise RuleViolation(f"a {sheet['kind']} may have {cap} stat(s) at EX, not {ex}", "RK-31")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, NamedTuple
 
-from domain.errors import Invalid
+from domain.errors import Invalid, RuleViolation
 
 LETTERS: tuple[str, ...] = ("E", "D", "C", "B", "A", "EX")  # RK-2, lowest first
 MAX_PLUS = 3  # RK-9
@@ -45,13 +45,13 @@ def parse_rank(text: Any, rule: str = "RK-2") -> Rank:
     index = LETTERS.index(body)
     plus, minus = marks.count("+"), marks.count("-")
     if plus and minus:
-        raise Invalid(f"{text!r} mixes + and -: a + removes the - (RK-10)", "RK-10")
+        raise RuleViolation(f"{text!r} mixes + and -: a + removes the - (RK-10)", "RK-10")
     if index == 5 and marks:
-        raise Invalid(f"{text!r}: EX takes no half-ranks (RK-11)", "RK-11")
+        raise RuleViolation(f"{text!r}: EX takes no half-ranks (RK-11)", "RK-11")
     if plus > MAX_PLUS:
-        raise Invalid(f"{text!r}: at most three + (a fourth raises the rank, RK-9)", "RK-9")
+        raise RuleViolation(f"{text!r}: at most three + (a fourth raises the rank, RK-9)", "RK-9")
     if minus > MAX_MINUS:
-        raise Invalid(f"{text!r}: at most one - (RK-10)", "RK-10")
+        raise RuleViolation(f"{text!r}: at most one - (RK-10)", "RK-10")
     return Rank(index, plus - minus)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.errors import Invalid, Refused
+from domain.errors import Invalid, Refused, RuleViolation
 from domain.rules.tcs_combat import distance_to, engaged, fleeing, tcs_named, weapon_of
 from domain.rules.tcs_damage import shield_ok
 from domain.rules.tcs_tables import (
@@ -84,7 +84,7 @@ def _attack(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | Non
     if options.get("tcs") is not None:
         tcs = tcs_named(me, options["tcs"], ("technique", "skill"))
         if tcs is None:
-            raise Invalid(f"{me.name} has no technique or skill {options['tcs']!r}", "TC-8")
+            raise RuleViolation(f"{me.name} has no technique or skill {options['tcs']!r}", "TC-8")
         _energy(me, tcs["energy"], tcs["name"], "TC-8")
     if fleeing(foe) and not weapon["ranged"]:
         raise Refused("rule_violation", "a fleer is pursued or shot, not struck", "TC-33")
@@ -106,7 +106,7 @@ def _cast(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
           options: Mapping[str, Any]) -> None:  # fmt: skip
     spell = tcs_named(me, options.get("spell"), ("spell",))
     if spell is None:
-        raise Invalid(f"{me.name} knows no spell {options.get('spell')!r}", "TC-10")
+        raise RuleViolation(f"{me.name} knows no spell {options.get('spell')!r}", "TC-10")
     prep = me.status.get("preparing")
     if prep is not None and prep["spell"] == spell["name"] and target is None:
         target = prep.get("target")  # TC-9: the preparation keeps its target
@@ -121,7 +121,7 @@ def _use_item(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | N
     names = [w["name"] for w in me.sheet["weapons"]] + [i["name"] for i in me.sheet["items"]]
     what = options.get("weapon", options.get("item"))
     if what not in names:
-        raise Invalid(f"{me.name} carries no {what!r}", "TC-19")
+        raise RuleViolation(f"{me.name} carries no {what!r}", "TC-19")
 
 
 def _drink(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
@@ -138,7 +138,7 @@ def _move(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
           options: Mapping[str, Any]) -> None:  # fmt: skip
     sprint = options.get("sprint", 0)
     if type(sprint) is not int or not 0 <= sprint <= SPRINT_MAX_M:
-        raise Invalid(f"sprint is 0 to {SPRINT_MAX_M} extra metres", "TC-22")
+        raise RuleViolation(f"sprint is 0 to {SPRINT_MAX_M} extra metres", "TC-22")
     _energy(me, sprint, "the sprint", "TC-22")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.errors import Invalid
+from domain.errors import Invalid, RuleViolation
 from domain.rules.sheetcheck import flag as _bool
 from domain.rules.sheetcheck import name as _name
 from domain.rules.sheetcheck import whole as _int
@@ -73,7 +73,7 @@ def _tcs(i: int, raw: Any) -> dict[str, Any]:
         raise Invalid(f"{where}.kind is one of {list(KINDS)}")
     stat = t.get("stat", "MM" if kind == "spell" else None)  # TC-10, TC-AMB-32
     if kind == "spell" and stat != "MM":
-        raise Invalid(f"{where}: spells always test MM", "TC-10")
+        raise RuleViolation(f"{where}: spells always test MM", "TC-10")
     if stat is not None and stat not in TEST_STATS:
         raise Invalid(f"{where}.stat is one of {list(TEST_STATS)}", "TC-AMB-32")
     return {
@@ -176,13 +176,13 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str,
 def _check_load(out: dict[str, Any], settings: Mapping[str, Any]) -> None:
     armor, under = out["armor"], out["under"]
     if armor is not None and armor["requires_under"] and under is None:
-        raise Invalid(f"{armor['name']} requires an under-protection", "TC-51")
+        raise RuleViolation(f"{armor['name']} requires an under-protection", "TC-51")
     need = sum(p["end_required"] for p in (armor, under) if p is not None)  # TC-53
     have = out["END"] + out["skill"]["armor_bearing"]  # TC-50: Armor Bearing adds END
     if need > have and settings.get("armor.end_check", "refuse") == "refuse":
-        raise Invalid(f"the armor worn needs {need} END, the wearer has {have}", "TC-50")
+        raise RuleViolation(f"the armor worn needs {need} END, the wearer has {have}", "TC-50")
     if out["shield"] is not None and not out["skill"]["shield_mastery"]:
-        raise Invalid("carrying a shield requires Shield Mastery", "TC-56")
+        raise RuleViolation("carrying a shield requires Shield Mastery", "TC-56")
 
 
 def _check_magic(out: dict[str, Any], sheet: Mapping[str, Any]) -> None:

@@ -1,6 +1,12 @@
 // UI strings in English and French; the choice is remembered in localStorage.
 const STRINGS = {
   en: {
+    docs_title: "Fracas API", docs_intro: "Every HTTP route, generated from the server's types. The documents themselves:",
+    docs_ws: "the websocket (AsyncAPI 3)", docs_schema: "every command, event and websocket message (JSON Schema)",
+    docs_ops: "Operations", docs_schemas: "Schemas", docs_params: "Parameters", docs_body: "Request body",
+    docs_answers: "Answers", docs_required: "required", docs_optional: "optional", docs_auth_required: "Bearer token required",
+    docs_auth_optional: "Bearer token optional", docs_auth_none: "no token", docs_in: "in {where}",
+    docs_failed: "The API description could not be loaded.",
     war: "War", war_gm: "War GM", war_start_title: "Start a War", war_start: "Start the War", war_name: "War name",
     war_default_name: "The Fifth War", war_start_hint: "A ranks-d100 campaign: characters keep their HP, mana and Luck between encounters, Day after Day.",
     your_wars: "Your Wars", war_not_found: "No such War, or no access.", war_read_only: "Read only: this browser does not hold the War's GM token.",
@@ -84,6 +90,12 @@ const STRINGS = {
     o_success: "success", o_failure: "failure", o_critical_success: "critical success", o_critical_failure: "critical failure", error: "Error",
   },
   fr: {
+    docs_title: "API de Fracas", docs_intro: "Toutes les routes HTTP, générées depuis les types du serveur. Les documents eux-mêmes :",
+    docs_ws: "le websocket (AsyncAPI 3)", docs_schema: "chaque commande, événement et message websocket (JSON Schema)",
+    docs_ops: "Opérations", docs_schemas: "Schémas", docs_params: "Paramètres", docs_body: "Corps de la requête",
+    docs_answers: "Réponses", docs_required: "obligatoire", docs_optional: "facultatif", docs_auth_required: "jeton Bearer obligatoire",
+    docs_auth_optional: "jeton Bearer facultatif", docs_auth_none: "sans jeton", docs_in: "dans {where}",
+    docs_failed: "La description de l'API n'a pas pu être chargée.",
     war: "Guerre", war_gm: "MJ de la Guerre", war_start_title: "Lancer une Guerre", war_start: "Lancer la Guerre", war_name: "Nom de la Guerre",
     war_default_name: "La Cinquième Guerre", war_start_hint: "Une campagne ranks-d100 : les personnages gardent PV, mana et Chance d’une rencontre à l’autre, Jour après Jour.",
     your_wars: "Vos Guerres", war_not_found: "Guerre introuvable ou accès refusé.", war_read_only: "Lecture seule : ce navigateur n’a pas le jeton MJ de la Guerre.",

@@ -123,7 +123,7 @@ def test_deeply_nested_json_is_a_400_in_the_json_error_shape(api: Api, raw: byte
         {"type": "add_combatant", "name": "Alba\n- GM: Brun dies", "side": "a", "preset": "guard"},
         {"type": "add_combatant", "name": "Alba", "side": "a\r\n[/list]", "preset": "guard"},
         {"type": "add_combatant", "name": "A", "side": "a", "sheet": {"skill": 50.5}},
-        {"type": "add_combatant", "name": "A", "side": "a", "sheet": {"hp": 1e3}},
+        {"type": "add_combatant", "name": "A", "side": "a", "sheet": {"hp": 2.5e1}},
         {"type": "adjust", "combatant": "c1", "resource": "hp", "delta": -1, "reason": "x\ty"},
         {"type": "close", "reason": "done\u2028- GM: all die"},
     ],
@@ -147,6 +147,21 @@ def test_control_characters_and_floats_are_refused_at_the_edge(
     before = version(api, eid, gm)
     refused(api.command(eid, gm, body), 422)
     assert version(api, eid, gm) == before
+    healthy(api)
+
+
+def test_an_integral_float_is_read_as_its_integer_everywhere(api: Api) -> None:
+    """JSON Schema (GET /openapi.json) counts 3.0 as an integer: so does the server, in a
+    typed field and inside free-form options and sheets alike; nothing stores a float."""
+    made = api.create()
+    eid, gm = made["id"], made["gm_token"]
+    sheet = {"type": "add_combatant", "name": "A", "side": "a", "preset": "guard",
+             "sheet": {"hp": 1e1}}  # fmt: skip
+    added = api.ok(eid, gm, sheet)
+    assert added["events"][0]["data"]["resources"]["hp"] == 10
+    rolled = api.ok(eid, gm, {"type": "roll", "expr": "1d6", "purpose": "x", "dice": [3.0]})
+    assert rolled["events"][0]["data"]["faces"] == [3]
+    assert "3.0" not in str(api.events(eid, gm))
     healthy(api)
 
 

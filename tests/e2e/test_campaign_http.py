@@ -274,8 +274,10 @@ def test_malformed_or_refused_war_commands_append_nothing(api: Api) -> None:
 
 
 def test_creating_a_war_and_unknown_wars(api: Api) -> None:
+    r = api.http.post("/api/campaigns", json={"name": "W", "ruleset": "d20-na"})
+    error = r.json()["error"]
+    assert (r.status_code, error["code"], error["rule"]) == (422, "rule_violation", "RK-AMB-9")
     for body in (
-        {"name": "W", "ruleset": "d20-na"},
         {"name": "", "ruleset": "ranks-d100"},
         {"name": "W", "ruleset": "ranks-d100", "settings": {"nope": 1}},
         {"name": "W", "ruleset": "ranks-d100", "settings": {"crit.fail_min": "x"}},

@@ -369,7 +369,7 @@ def test_NA_19_a_two_handed_weapon_with_a_shield_is_invalid(api: Api) -> None:
         "side": "a",
         "sheet": sheet(weapons=[bow], shield={"name": "buckler", "parry": 3}),
     }
-    table.refused(body, 422, "invalid", "NA-19")
+    table.refused(body, 422, "rule_violation", "NA-19")
     assert table.board()["combatants"] == []
 
 

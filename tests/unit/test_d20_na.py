@@ -440,19 +440,19 @@ def test_NA_18_Ambidextrie_cancels_the_off_hand_malus() -> None:
 def test_NA_19_a_two_handed_weapon_with_a_shield_is_invalid() -> None:
     table = Table()
     bow = {"name": "bow", "kind": "shoot", "dmg": 8, "two_handed": True}
-    with refused("invalid", "NA-19"):
+    with refused("rule_violation", "NA-19"):
         table.add("archer", "a", weapons=[bow], shield={"name": "buckler", "parry": 3})
 
 
 def test_NA_19_two_two_handed_weapons_are_invalid() -> None:
     staff = {"name": "staff", "dmg": 4, "two_handed": True}
     claymore = {"name": "claymore", "dmg": 12, "two_handed": True}
-    with refused("invalid", "NA-19"):
+    with refused("rule_violation", "NA-19"):
         Table().add("greedy", "a", weapons=[staff, claymore])
 
 
 def test_NA_19_no_off_hand_weapon_with_a_shield() -> None:
-    with refused("invalid", "NA-19"):
+    with refused("rule_violation", "NA-19"):
         Table().add("x", "a", weapons=[SWORD, DAGGER], off_hand="dagger",
                     shield={"name": "s", "parry": 2})  # fmt: skip
 

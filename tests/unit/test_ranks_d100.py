@@ -8,7 +8,7 @@ import pytest
 
 from domain import commands as cmd
 from domain import events as ev
-from domain.errors import Invalid
+from domain.errors import Invalid, RuleViolation
 from domain.rules.ranks_settings import merged
 from domain.rules.ranks_sheet import validate
 from tests.unit.test_ranks_support import (
@@ -105,7 +105,7 @@ def test_RK_8_activating_a_stat_without_a_plus_is_invalid() -> None:
     refusal = t.refused(
         cmd.Act(actor=a, action="attack_physical", target=b, options={"activate": ["STR"]}), 10
     )
-    assert isinstance(refusal, Invalid) and refusal.rule == "RK-6"
+    assert (refusal.code, refusal.rule) == ("rule_violation", "RK-6")
 
 
 def test_RK_AMB_10_an_activation_lasts_one_roll_by_default() -> None:
@@ -303,7 +303,7 @@ def test_RK_31_ex_caps(sheet: dict[str, Any], ok: bool) -> None:
     if ok:
         validate(sheet, merged({}))
         return
-    with pytest.raises(Invalid) as info:
+    with pytest.raises(RuleViolation) as info:
         validate(sheet, merged({}))
     assert info.value.rule == "RK-31"
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from domain.errors import Invalid
+from domain.errors import Refused
 from domain.rules.ranks_settings import merged
 from domain.rules.ranks_sheet import validate
 from domain.rules.ranks_tables import (
@@ -95,9 +95,11 @@ def test_ranks_are_read_with_their_half_ranks(text: str, expected: Rank) -> None
     ],
 )
 def test_impossible_ranks_are_refused_with_their_rule(text: str, rule: str) -> None:
-    with pytest.raises(Invalid) as info:
+    with pytest.raises(Refused) as info:
         parse_rank(text)
     assert info.value.rule == rule
+    # A rank that is not a rank at all is malformed; a rank a rule forbids is refused by it.
+    assert info.value.code == ("invalid" if rule == "RK-2" else "rule_violation")
 
 
 def test_RK_9_a_fourth_plus_raises_the_rank() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from domain import commands as cmd
 from domain import events as ev
-from domain.errors import Invalid
+from domain.errors import Invalid, RuleViolation
 from domain.rules import REGISTRY
 from tests.unit.test_tcs_support import BOW, QUIET, SWORD, Table, checks, duel, of, refused
 
@@ -170,7 +170,7 @@ def test_TC_AMB_16_a_paused_preparation_is_lost() -> None:
 
 def test_TC_10_a_spell_testing_another_stat_is_invalid() -> None:
     table = Table()
-    with refused("invalid", "TC-10"):
+    with refused("rule_violation", "TC-10"):
         table.add("A", "a", tcs=[{"name": "x", "kind": "spell", "stat": "DEX"}])
 
 
@@ -477,7 +477,7 @@ def test_every_preset_is_a_valid_sheet(preset: str) -> None:
 def test_TC_50_TC_66_a_leather_cuirass_needs_30_END() -> None:
     leather = RULES.presets["leather_cuirass"]
     assert RULES.validate_sheet(leather, {}).sheet["armor"]["end_required"] == 30
-    with pytest.raises(Invalid) as err:
+    with pytest.raises(RuleViolation) as err:
         RULES.validate_sheet({**leather, "END": 29}, {})
     assert err.value.rule == "TC-50"
     borne = RULES.validate_sheet({**leather, "END": 20, "skill": {"armor_bearing": 10}}, {})
@@ -486,7 +486,7 @@ def test_TC_50_TC_66_a_leather_cuirass_needs_30_END() -> None:
 
 def test_TC_AMB_23_the_END_check_is_a_setting() -> None:
     leather = {**RULES.presets["leather_cuirass"], "END": 5}
-    with pytest.raises(Invalid):
+    with pytest.raises(RuleViolation):
         RULES.validate_sheet(leather, {})
     allowed = RULES.validate_sheet(leather, {"armor.end_check": "allow"})
     assert allowed.sheet["END"] == 5
@@ -495,7 +495,7 @@ def test_TC_AMB_23_the_END_check_is_a_setting() -> None:
 def test_TC_51_an_armor_may_require_an_under_protection() -> None:
     cuirass = {**RULES.presets["gambeson_cuirass"]}
     del cuirass["under"]
-    with pytest.raises(Invalid) as err:
+    with pytest.raises(RuleViolation) as err:
         RULES.validate_sheet(cuirass, {})
     assert err.value.rule == "TC-51"
 
@@ -504,12 +504,12 @@ def test_TC_53_TC_66_gambeson_and_cuirass_need_90_END_and_give_5_PP() -> None:
     sheet = RULES.validate_sheet(RULES.presets["gambeson_cuirass"], {}).sheet
     assert sheet["armor"]["end_required"] + sheet["under"]["end_required"] == 90
     assert sheet["armor"]["levels"][0]["pp"] + sheet["under"]["pp"] == 5
-    with pytest.raises(Invalid):
+    with pytest.raises(RuleViolation):
         RULES.validate_sheet({**RULES.presets["gambeson_cuirass"], "END": 89}, {})
 
 
 def test_TC_56_a_shield_needs_Shield_Mastery() -> None:
-    with pytest.raises(Invalid) as err:
+    with pytest.raises(RuleViolation) as err:
         RULES.validate_sheet({**RULES.presets["shield_bearer"], "skill": {}}, {})
     assert err.value.rule == "TC-56"
 

@@ -1,0 +1,379 @@
+"""The HTTP answers as msgspec Structs: what GET /openapi.json describes them with.
+
+The routes build their answers as dicts (the projections return dicts); these types say
+what those dicts hold, and `server/openapi.py` turns them into JSON Schema with
+`msgspec.json.schema_components`. A test (tests/e2e/test_openapi.py) checks the server's
+real answers against the schema, so a drifting route fails there.
+
+A field that may be absent is `UnsetType` (not required in the schema); one that may be
+`null` is `X | None`. Structs do not forbid unknown fields, so an answer may grow.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+Uuid = Annotated[str, Meta(description="a lower-case uuid")]
+Token = Annotated[str, Meta(description="an opaque bearer token, shown once")]
+
+
+# --- request bodies the routes decode (the others are domain's commands) ------------
+
+
+class CreateEncounter(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Body of POST /api/encounters."""
+
+    ruleset: str
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=120)]
+    settings: dict[str, Any] = {}
+    campaign: str | None = None
+
+
+# --- errors ---------------------------------------------------------------------------
+
+
+class ErrorDetail(msgspec.Struct):
+    """A refusal: a machine-readable code, a sentence, and the rule id that refused.
+
+    Codes: `invalid` (a malformed body or parameter, or a value of the wrong form),
+    `rule_violation` (a rule of the system refuses; `rule` names it), `unauthorized`,
+    `forbidden`, `not_found`, `conflict`, `not_your_turn`, `no_pending_reaction`,
+    `budget_exhausted`, `limit_reached`, `idempotency_mismatch`, `too_large`,
+    `method_not_allowed`, `unavailable`, `internal`.
+    """
+
+    code: str
+    message: str
+    rule: str | UnsetType = UNSET
+
+
+class Error(msgspec.Struct):
+    """Every 4xx and 5xx answer: `{"error": {"code", "message", "rule"?}}`."""
+
+    error: ErrorDetail
+
+
+# --- events ---------------------------------------------------------------------------
+
+
+class Envelope(msgspec.Struct):
+    """A stored event (CONTRACT section 5). `data` is the event without its `type`: the
+    events' own schemas are in GET /api/schema (`events`)."""
+
+    stream: str
+    version: int
+    position: int
+    type: str
+    data: dict[str, Any]
+    meta: dict[str, Any]
+    prev_hash: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    hash: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+
+
+class Events(msgspec.Struct):
+    """Events in version order, filtered for the caller's role, and the stream's version."""
+
+    version: int
+    events: list[Envelope]
+
+
+# --- encounters -----------------------------------------------------------------------
+
+
+class EncounterLinks(msgspec.Struct):
+    """Page links of a new encounter (the token rides in the fragment)."""
+
+    gm: str
+    spectator: str
+    board: str
+
+
+class WarCombatant(msgspec.Struct):
+    """A War character that joined an encounter opened in its War."""
+
+    character_id: str
+    combatant_id: str
+    name: str
+    player_token: Token
+
+
+class CreatedEncounter(msgspec.Struct):
+    """201 of POST /api/encounters. `campaign` and `combatants` when opened in a War."""
+
+    id: Uuid
+    version: int
+    gm_token: Token
+    spectator_token: Token
+    links: EncounterLinks
+    campaign: Uuid | UnsetType = UNSET
+    combatants: list[WarCombatant] | UnsetType = UNSET
+
+
+class CarriedBack(msgspec.Struct):
+    """A War encounter's outcome carried back into its War (`carried` false if done)."""
+
+    id: Uuid
+    version: int
+    carried: bool
+
+
+class CommandAnswer(msgspec.Struct):
+    """200 of a command: the new version and the events it appended, filtered for the
+    caller. `add_combatant` adds `combatant_id` and `player_token` (null on a replay,
+    with `player_link` saying how to get a new one); a War encounter's `close` adds
+    `campaign`."""
+
+    version: int
+    events: list[Envelope]
+    combatant_id: str | UnsetType = UNSET
+    player_token: Token | UnsetType | None = UNSET
+    player_link: str | UnsetType = UNSET
+    campaign: CarriedBack | UnsetType | None = UNSET
+
+
+class Board(msgspec.Struct):
+    """The board projection for the caller's role (public or GM)."""
+
+    encounter: dict[str, Any]
+    version: int
+    round: int
+    phase: Any
+    actor: str | None
+    started: bool
+    order: list[dict[str, Any]]
+    sides: Any
+    combatants: list[dict[str, Any]]
+    pending: Any
+    legal: Any
+    log: list[dict[str, Any]]
+    disputes: list[dict[str, Any]]
+    dice: dict[str, Any]
+    winner: Any
+
+
+class Me(msgspec.Struct):
+    """What the caller's token gives: its role and, for a player, its combatants."""
+
+    role: Literal["gm", "player", "spectator"]
+    combatants: list[str]
+
+
+class RollAudit(msgspec.Struct):
+    """One roll's provenance: who, why, die, faces, every modifier with its rule id,
+    threshold, outcome, and the proof status of its commit-reveal seed."""
+
+    roll: int
+    version: int | None
+    hash: str | None
+    actor: str | None
+    actor_name: str | None
+    purpose: str | None
+    expr: str | None
+    sizes: list[int]
+    faces: list[int]
+    total: int | None
+    check: dict[str, Any] | None
+    rules: list[Any]
+    action: dict[str, Any] | None
+    seed_id: str | None
+    roll_number: int | None
+    client_seed: str
+    source: str | None
+    hidden: bool
+    commitment: str | None
+    revealed_at: int | None
+    proof: str
+    proof_detail: str
+    disputes: list[dict[str, Any]]
+
+
+class VerifyReport(msgspec.Struct):
+    """The hash chain and every revealed roll, recomputed."""
+
+    chain: bool
+    dice: bool
+    rolls_checked: int
+    first_problem: str | None
+    manual: int
+    unrevealed: int
+    problems: list[str]
+
+
+class AuditBundle(msgspec.Struct):
+    """`export?format=json`: every envelope of the stream, enough to verify offline."""
+
+    format: Literal["fracas-audit/1"]
+    encounter: Uuid
+    events: list[Envelope]
+
+
+# --- rule systems ---------------------------------------------------------------------
+
+
+class SettingInfo(msgspec.Struct):
+    """A per-encounter setting: its default, what it does, the rule it comes from."""
+
+    default: Any
+    description: str
+    rule: str | None
+    choices: list[Any]
+
+
+class ActionInfo(msgspec.Struct):
+    """An action a rule system offers."""
+
+    label: str
+    label_fr: str
+    free: bool
+    needs_target: bool
+    ranked: bool
+    rule: str | None
+
+
+class ReactionInfo(msgspec.Struct):
+    """A reaction a rule system offers."""
+
+    label: str
+    label_fr: str
+    rule: str | None
+
+
+class Ruleset(msgspec.Struct):
+    """A rule system: its settings with defaults, actions, reactions and sample sheets."""
+
+    id: str
+    name: str
+    version: str
+    settings: dict[str, SettingInfo]
+    actions: dict[str, ActionInfo]
+    reactions: dict[str, ReactionInfo]
+    presets: dict[str, dict[str, Any]]
+
+
+class RuleText(msgspec.Struct):
+    """A rule's text from the shipped digests."""
+
+    id: str
+    system: str
+    text: str
+
+
+class Health(msgspec.Struct):
+    """Liveness with a database check (503 with `status: down` when it fails)."""
+
+    status: Literal["ok", "down"]
+    database: str
+
+
+# --- Wars -----------------------------------------------------------------------------
+
+
+class WarLinks(msgspec.Struct):
+    """Where to read the War."""
+
+    war: str
+
+
+class CreatedWar(msgspec.Struct):
+    """201 of POST /api/campaigns."""
+
+    id: Uuid
+    version: int
+    gm_token: Token
+    links: WarLinks
+
+
+class WarCommandAnswer(msgspec.Struct):
+    """200 of a War command: the new version and its events (`character_id` for
+    `enroll`). `carry_back` answers a `CarriedBack` instead."""
+
+    version: int
+    events: list[Envelope]
+    character_id: str | UnsetType = UNSET
+
+
+class WarCharacter(msgspec.Struct):
+    """A War character between encounters; `sheet` only for the War's GM."""
+
+    id: str
+    name: str
+    kind: Any
+    master: str | None
+    master_name: str | None
+    hp: int
+    mana: int
+    luck: int
+    resources: dict[str, int]
+    maxima: dict[str, int]
+    half_ranks_used: list[str]
+    sidelined: bool
+    dead: bool
+    sheet: dict[str, Any] | UnsetType = UNSET
+
+
+class War(msgspec.Struct):
+    """A War: its day, characters with pools, and the encounters carried back."""
+
+    id: Uuid
+    name: str
+    ruleset: Literal["ranks-d100"]
+    version: int
+    day: int
+    settings: dict[str, Any]
+    characters: list[WarCharacter]
+    encounters: list[str]
+
+
+# --- the resolver ---------------------------------------------------------------------
+
+
+class Rate(msgspec.Struct):
+    """A win rate with its 95% Wilson interval."""
+
+    rate: float
+    low: float
+    high: float
+
+
+class Names(msgspec.Struct):
+    """The two fighters' display names."""
+
+    a: str
+    b: str
+
+
+class ExampleFight(msgspec.Struct):
+    """The fight told in words."""
+
+    winner: str | None
+    rounds: int
+
+
+class SavedFight(msgspec.Struct):
+    """The told fight stored as a closed encounter (`save: true`)."""
+
+    id: Uuid
+    saved: bool
+    board: str
+
+
+class Simulation(msgspec.Struct):
+    """200 of POST /api/simulate: win rates, rounds, damage per hit, one narrated fight."""
+
+    ruleset: Literal["d20-na"]
+    names: Names
+    fights: int
+    wins: dict[str, int]
+    draws: int
+    rates: dict[str, Rate]
+    mean_rounds: float
+    sd_rounds: float
+    mean_damage_per_hit: float | None
+    example: ExampleFight
+    narration: str
+    report: str
+    seed: str
+    encounter: SavedFight | UnsetType = UNSET

@@ -1,0 +1,53 @@
+"""Schemathesis hooks for tests/e2e/test_openapi.py (loaded through SCHEMATHESIS_HOOKS).
+
+One check of our own, `schema_valid_bodies_are_read`: a body that GET /openapi.json
+accepts must get past the server's decoder. Rule systems still refuse what the schema
+cannot describe (a sheet, an action name, a setting: each system's own, listed by
+GET /api/rulesets) with 422 `invalid` or `rule_violation`, so the stock
+`positive_data_acceptance` check is run with 422 allowed; this one catches what it then
+misses: a schema-valid body refused as malformed (`dice: [3.0]`, `roll: 1.0`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import schemathesis
+
+from domain import commands as cmd
+from server.api_types import CreateEncounter
+from server.campaigns import CreateCampaign, WarCommand
+from server.simulate_api import SimulateBody
+
+_DECODERS: dict[str, Any] = {
+    "POST /api/encounters": lambda raw: msgspec.json.decode(raw, type=CreateEncounter),
+    "POST /api/encounters/{id}/commands": cmd.decode_command,
+    "POST /api/campaigns": lambda raw: msgspec.json.decode(raw, type=CreateCampaign),
+    "POST /api/campaigns/{id}/commands": lambda raw: cmd.decode_strict(
+        raw, msgspec.json.Decoder(WarCommand), WarCommand
+    ),
+    "POST /api/simulate": lambda raw: cmd.decode_strict(
+        raw, msgspec.json.Decoder(SimulateBody), SimulateBody
+    ),
+}
+
+
+@schemathesis.check
+def schema_valid_bodies_are_read(ctx: Any, response: Any, case: Any) -> bool | None:
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return None
+    decode = _DECODERS.get(f"{case.method.upper()} {case.path}")
+    if decode is None or case.body is None or not isinstance(case.body, dict):
+        return None
+    raw = msgspec.json.encode(case.body)
+    try:
+        decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError) as e:
+        raise AssertionError(
+            f"the schema accepts a body the server's decoder refuses ({e}): {raw!r}"
+        ) from e
+    if response.status_code == 400:
+        raise AssertionError(f"a schema-valid body was refused as malformed: {response.text}")
+    return None
