@@ -6,18 +6,26 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import sys
+import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from domain import commands as cmd
 from domain.rules import REGISTRY
-from domain.state import GM
-from domain.verify import verify, verify_bundle
+from domain.verify import BUNDLE_FORMAT, verify, verify_bundle
 from projections import audit as auditing
 from projections import export as exporting
-from server.offline import fracas_home, with_service
-from server.simulation import LANGS, count_fights, simulate_cmd
+from server.demo import demo, server_url
+from server.offline import (
+    UserError,
+    check_reachable,
+    configured_url,
+    data_location,
+    fracas_home,
+    with_service,
+)
+from server.simulation import LANGS, SIMULATE_RULESETS, count_fights, simulate_cmd
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -27,6 +35,7 @@ def serve(args: argparse.Namespace) -> int:
     from server.live import CLIENT_FRAME_LIMIT
     from server.ws_transport import protocol
 
+    _announce(args)
     app = create_app(args.database_url, fracas_home())
     # A cold load allocates ~100k short-lived objects per 10,000 events; the default
     # young-generation threshold (700) runs the collector hundreds of times over them.
@@ -48,44 +57,35 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-DEMO_SIDES = ("heroes", "foes")
+def _announce(args: argparse.Namespace) -> None:
+    """Say where the server answers and where its data lives; fail early on a bad database."""
+    url = configured_url(args.database_url)
+    if url is not None:
+        asyncio.run(check_reachable(url))
+    print(f"Fracas on http://{args.host}:{args.port}/", flush=True)
+    print(f"data: {data_location(args.database_url)}", flush=True)
 
 
-def demo(args: argparse.Namespace) -> int:
-    rules = REGISTRY.get(args.ruleset)
-    if rules is None:
-        print(f"unknown rule system {args.ruleset!r}; known: {sorted(REGISTRY)}", file=sys.stderr)
-        return 2
-    base = f"http://{args.host}:{args.port}"
+def encounter_id(raw: str) -> str:
+    """The canonical lower-case uuid of an encounter given on the command line."""
+    try:
+        return str(uuid.UUID(raw))
+    except ValueError:
+        raise UserError(f"no encounter {raw!r}: an encounter id is a uuid") from None
 
-    async def work(svc: Any) -> int:
-        made = await svc.create(args.ruleset, f"Demo ({args.ruleset})", {})
-        eid = made["id"]
-        print(f"encounter {eid}")
-        print(f"GM console:  {base}{made['links']['gm']}")
-        print(f"board:       {base}{made['links']['board']}")
-        for i, preset in enumerate(list(rules.presets)[:2]):
-            added = await svc.execute(
-                eid,
-                cmd.AddCombatant(name=preset, side=DEMO_SIDES[i % 2], preset=preset),
-                GM,
-            )
-            link = f"{base}/e/{eid}#token={added['player_token']}&as={added['combatant_id']}"
-            print(f"player ({preset}): {link}")
-        return 0
 
-    return asyncio.run(with_service(args.database_url, work))
+async def _envelopes(svc: Any, eid: str) -> list[dict[str, Any]]:
+    envs: list[dict[str, Any]] = await svc.envelopes(eid)
+    if not envs:
+        raise UserError(f"no encounter {eid} in this database")
+    return envs
 
 
 def export(args: argparse.Namespace) -> int:
-    async def work(svc: Any) -> int:
-        from server.service import parse_id
+    eid = encounter_id(args.encounter)
 
-        eid = parse_id(args.encounter)
-        envs = await svc.envelopes(eid)
-        if not envs:
-            print(f"no encounter {eid}", file=sys.stderr)
-            return 1
+    async def work(svc: Any) -> int:
+        envs = await _envelopes(svc, eid)
         if args.format == "json":
             print(json.dumps(exporting.bundle(eid, envs), ensure_ascii=False, indent=1))
         else:
@@ -100,43 +100,103 @@ def export(args: argparse.Namespace) -> int:
     return asyncio.run(with_service(args.database_url, work))
 
 
-def _print_report(report: Any) -> int:
-    print(json.dumps(dict(report), indent=1))
+def _sealed_seeds(events: list[Any]) -> int:
+    """How many committed seeds are not revealed yet (an open encounter has some)."""
+    sealed: set[Any] = set()
+    for e in events:
+        data = e.get("data") if isinstance(e, dict) else None
+        if not isinstance(data, dict):
+            continue
+        if e.get("type") == "seed_committed":
+            sealed.add(data.get("seed_id"))
+        elif e.get("type") == "seed_revealed":
+            sealed.discard(data.get("seed_id"))
+    return len(sealed)
+
+
+def _print_report(report: Any, events: list[Any], as_json: bool) -> int:
+    """Exit 0: all revealed and all holds; 1: something fails; 3: holds so far, still open."""
     ok = bool(report["chain"]) and bool(report["dice"])
-    print("verified" if ok else f"FAILED: {report['first_problem']}")
-    return 0 if ok else 1
+    # Rolls of a sealed seed cannot be recomputed yet, and a sealed seed may still roll.
+    still_open = ok and (report["unrevealed"] > 0 or _sealed_seeds(events) > 0)
+    code = 0 if ok and not still_open else 3 if ok else 1
+    if as_json:
+        print(json.dumps({**report, "open": still_open}, indent=1))
+        return code
+    if not ok:
+        problems = report["problems"] or [report["first_problem"]]
+        print(f"FAILED: {problems[0]}")
+        for problem in problems[1:]:
+            print(f"  and: {problem}")
+        return code
+    checked, manual = report["rolls_checked"], report["manual"]
+    if checked:
+        dice = f"{_rolls(checked)} recomputed from revealed seeds, all match"
+    else:
+        dice = "no revealed roll to recompute"
+    if manual:
+        dice += f"; {_rolls(manual)} entered by hand (not recomputable)"
+    print(f"chain: holds ({len(events)} events)")
+    print(f"dice: {dice}")
+    if still_open:
+        print(
+            f"open: {_rolls(report['unrevealed'])} not yet revealed"
+            " (the encounter's seeds are revealed when it closes: verify again then)"
+        )
+    else:
+        print("verified")
+    return code
+
+
+def _rolls(n: int) -> str:
+    return f"{n} roll" if n == 1 else f"{n} rolls"
+
+
+def _read_bundle(name: str) -> dict[str, Any]:
+    try:
+        bundle = json.loads(Path(name).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise UserError(f"cannot read {name}: {e.strerror or e}") from None
+    except ValueError as e:
+        raise UserError(f"{name} is not JSON: {e}") from None
+    if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
+        raise UserError(
+            f"{name} is not a Fracas audit bundle ({BUNDLE_FORMAT}):"
+            " `fracas export ENCOUNTER --format json` writes one"
+        )
+    return bundle
 
 
 def verify_cmd(args: argparse.Namespace) -> int:
+    if args.file and args.encounter:
+        raise UserError("give an ENCOUNTER or --file BUNDLE.json, not both")
     if args.file:
-        try:
-            bundle = json.loads(Path(args.file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            print(f"cannot read {args.file}: {e}", file=sys.stderr)
-            return 2
-        return _print_report(verify_bundle(bundle))
+        bundle = _read_bundle(args.file)
+        events = bundle.get("events")
+        return _print_report(
+            verify_bundle(bundle), events if isinstance(events, list) else [], args.json
+        )
     if not args.encounter:
-        print("give an ENCOUNTER or --file BUNDLE.json", file=sys.stderr)
-        return 2
+        raise UserError("give an ENCOUNTER or --file BUNDLE.json")
+    eid = encounter_id(args.encounter)
 
     async def work(svc: Any) -> int:
-        from server.service import parse_id
-
-        eid = parse_id(args.encounter)
-        return _print_report(verify(await svc.envelopes(eid), eid))
+        envs = await _envelopes(svc, eid)
+        return _print_report(verify(envs, eid), envs, args.json)
 
     return asyncio.run(with_service(args.database_url, work))
 
 
 def audit(args: argparse.Namespace) -> int:
-    async def work(svc: Any) -> int:
-        from server.service import parse_id
+    eid = encounter_id(args.encounter)
 
-        eid = parse_id(args.encounter)
-        record = auditing.audit(await svc.envelopes(eid), args.roll, "gm")
+    async def work(svc: Any) -> int:
+        envs = await _envelopes(svc, eid)
+        record = auditing.audit(envs, args.roll, "gm")
         if record is None:
-            print(f"no roll {args.roll} in encounter {eid}", file=sys.stderr)
-            return 1
+            rolls = sum(1 for e in envs if e["type"] == "die_rolled")
+            has = f"its rolls are 1 to {rolls}" if rolls else "it has no roll yet"
+            raise UserError(f"no roll {args.roll} in encounter {eid}: {has}")
         print(auditing.audit_text(record))
         return 0
 
@@ -153,17 +213,36 @@ def seconds(raw: str) -> float:
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors on one line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fracas", description="Fracas encounter server")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="fracas", description="Fracas encounter server")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    rulesets = sorted(REGISTRY)
 
     def with_db(sp: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        sp.add_argument("--database-url", default=None)
+        sp.add_argument(
+            "--database-url",
+            default=None,
+            metavar="URL",
+            help="postgresql://user@host:port/database; default $DATABASE_URL, else the"
+            " embedded PostgreSQL under $FRACAS_HOME",
+        )
         return sp
 
+    def encounter(sp: argparse.ArgumentParser, **extra: Any) -> None:
+        sp.add_argument(
+            "encounter", metavar="ENCOUNTER", help="the encounter's id (a uuid)", **extra
+        )
+
     s = with_db(sub.add_parser("serve", help="serve the API, websockets and web UI"))
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
+    s.add_argument("--port", type=int, default=8000, help="port to listen on (default %(default)s)")
     s.add_argument(
         "--ws-send-timeout",
         type=seconds,
@@ -172,42 +251,105 @@ def parser() -> argparse.ArgumentParser:
         help="reset a websocket whose client leaves its updates unread this long (default 5)",
     )
     s.set_defaults(run=serve)
-    d = with_db(sub.add_parser("demo", help="create a ready encounter and print its links"))
-    d.add_argument("--ruleset", default="plain-d100")
-    d.add_argument("--host", default="127.0.0.1")
-    d.add_argument("--port", type=int, default=8000)
+    d = sub.add_parser("demo", help="create a ready encounter on a running server, print its links")
+    d.add_argument(
+        "--ruleset",
+        choices=rulesets,
+        default="plain-d100",
+        help="the rule system (default %(default)s)",
+    )
+    d.add_argument(
+        "--url",
+        type=server_url,
+        default="http://127.0.0.1:8000",
+        help="the running `fracas serve` to create it on (default %(default)s)",
+    )
     d.set_defaults(run=demo)
     e = with_db(sub.add_parser("export", help="an encounter's full log"))
-    e.add_argument("encounter")
-    e.add_argument("--format", choices=["json", "markdown", "bbcode", "text"], default="json")
+    encounter(e)
+    e.add_argument(
+        "--format",
+        choices=["json", "markdown", "bbcode", "text"],
+        default="json",
+        help="json is the audit bundle `verify --file` reads (default %(default)s)",
+    )
     e.set_defaults(run=export)
-    v = with_db(sub.add_parser("verify", help="check the hash chain and every revealed roll"))
-    v.add_argument("encounter", nargs="?")
-    v.add_argument("--file", default=None)
+    v = with_db(
+        sub.add_parser(
+            "verify",
+            help="check the hash chain and every revealed roll",
+            description="Exit 0: every roll is revealed and all holds; 1: something fails;"
+            " 2: a usage error; 3: all holds so far but the encounter is open (its seeds"
+            " are not revealed yet).",
+        )
+    )
+    encounter(v, nargs="?")
+    v.add_argument(
+        "--file",
+        default=None,
+        metavar="BUNDLE.json",
+        help="an audit bundle (`export --format json`), checked with no database",
+    )
+    v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.set_defaults(run=verify_cmd)
     a = with_db(sub.add_parser("audit", help="one roll's provenance in words"))
-    a.add_argument("encounter")
-    a.add_argument("roll", type=int)
+    encounter(a)
+    a.add_argument(
+        "roll", type=int, metavar="ROLL", help="the roll's number in the encounter (1, 2, ...)"
+    )
     a.set_defaults(run=audit)
     m = with_db(sub.add_parser("simulate", help="auto-resolve many 1v1 fights (d20-na)"))
-    m.add_argument("--ruleset", default="d20-na")
+    m.add_argument(
+        "--ruleset",
+        choices=SIMULATE_RULESETS,
+        default="d20-na",
+        help="a rule system with a 1v1 resolver (default %(default)s)",
+    )
     m.add_argument("a", metavar="A.json", help="a sheet file, or a preset name (milicien)")
     m.add_argument("b", metavar="B.json", help="a sheet file, or a preset name (fangeux)")
-    m.add_argument("--fights", type=count_fights, default=1000)
+    m.add_argument(
+        "--fights",
+        type=count_fights,
+        default=1000,
+        help="how many fights, 1 to 10000000 (default %(default)s)",
+    )
     m.add_argument("--seed", default=None, help="makes the run reproducible")
-    m.add_argument("--lang", choices=LANGS, default="en")
-    m.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE")
-    m.add_argument("--progress", choices=["auto", "always", "never"], default="auto")
-    m.add_argument("--save", action="store_true", help="store the told fight as an encounter")
-    m.add_argument("--host", default="127.0.0.1", help="for the printed links")
-    m.add_argument("--port", type=int, default=8000, help="for the printed links")
+    m.add_argument("--lang", choices=LANGS, default="en", help="language of the report")
+    m.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule setting (repeatable), e.g. --setting round.allow_pass=false",
+    )
+    m.add_argument(
+        "--progress",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="a progress bar on stderr (auto: when stderr is a terminal)",
+    )
+    m.add_argument(
+        "--save",
+        action="store_true",
+        help="store the told fight as a closed encounter in the database",
+    )
+    m.add_argument("--host", default="127.0.0.1", help="server host for the printed links")
+    m.add_argument("--port", type=int, default=8000, help="server port for the printed links")
     m.set_defaults(run=simulate_cmd)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+    except UserError as e:
+        print(f"fracas {args.command}: {e}", file=sys.stderr)
+        return e.code
+    except BrokenPipeError:  # `fracas export ... | head`: the reader left, nothing to say
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     return code
 
 

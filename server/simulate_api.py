@@ -88,12 +88,14 @@ def fighter(side: str, raw: str | dict[str, Any], rules: Any) -> tuple[str | dic
     return data, (name or default).strip()
 
 
-def answer(summary: Summary, names: tuple[str, str], seed: str, lang: str) -> dict[str, Any]:
+def answer(
+    summary: Summary, names: tuple[str, str], seed: str, lang: str, encounter: str | None = None
+) -> dict[str, Any]:
     """The JSON answer: the statistics, the told fight and the report `fracas simulate` prints."""
     example = summary.example
     assert example is not None  # at least one fight
     report = simulation_report(
-        summary, names, argparse.Namespace(lang=lang, ruleset="d20-na"), seed
+        summary, names, argparse.Namespace(lang=lang, ruleset="d20-na"), seed, encounter
     )
     return {
         "ruleset": "d20-na",
@@ -171,6 +173,7 @@ async def post_simulate(request: Request) -> Response:
                     f"seed {seed!r} already names another saved fight (other fighters or"
                     " settings): choose another seed to save this one",
                 )
+        out = answer(summary, names, seed, body.lang, eid)  # its report names the encounter
         out["encounter"] = {
             "id": eid,
             "saved": saved["saved"],

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from domain.rules import REGISTRY
-from server.offline import with_service
+from server.offline import UserError, with_service
 
 SIMULATE_RULESETS = ("d20-na",)  # the rule systems domain.simulate can resolve
 _LABELS = {
@@ -29,6 +29,7 @@ _LABELS = {
         "rounds_hist": "rounds per fight:",
         "damage_hist": "damage per hit:",
         "example": "One fight (encounter {id}):",
+        "example_unsaved": "One fight (not saved):",
         "won": "{name} wins after {rounds} round(s).",
         "drawn": "A draw after {rounds} round(s).",
     },
@@ -42,6 +43,7 @@ _LABELS = {
         "rounds_hist": "rounds par combat :",
         "damage_hist": "dégâts par coup porté :",
         "example": "Un combat (rencontre {id}) :",
+        "example_unsaved": "Un combat (non enregistré) :",
         "won": "{name} l'emporte après {rounds} round(s).",
         "drawn": "Match nul après {rounds} round(s).",
     },
@@ -128,8 +130,13 @@ class _Progress:
 
 
 def simulation_report(
-    summary: Any, names: tuple[str, str], args: argparse.Namespace, seed: str
+    summary: Any,
+    names: tuple[str, str],
+    args: argparse.Namespace,
+    seed: str,
+    encounter: str | None = None,
 ) -> str:
+    """The statistics and the told fight; `encounter` names where that fight is stored."""
     from domain.simulate import narrate
 
     text = _LABELS[args.lang]
@@ -156,7 +163,8 @@ def simulation_report(
         if counts:
             lines += ["", text[key], *text_histogram(counts)]
     example = summary.example
-    lines += ["", text["example"].format(id=_example_id(seed))]
+    told = text["example"].format(id=encounter) if encounter else text["example_unsaved"]
+    lines += ["", told]
     lines.append(narrate(example.events, args.lang))
     if example.winner is None:
         lines.append(text["drawn"].format(rounds=example.rounds))
@@ -183,12 +191,6 @@ def text_histogram(counts: Any, width: int = 30) -> list[str]:
         bar = "█" * (eighths // 8) + (_EIGHTHS[eighths % 8] if eighths % 8 else "")
         out.append(f"  {name.rjust(pad)} {bar.ljust(width)} {b.count}")
     return out
-
-
-def _example_id(seed: str) -> str:
-    from domain.simulate import fight_seed
-
-    return fight_seed(seed, 0)[0]
 
 
 async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict[str, Any]:
@@ -228,17 +230,7 @@ async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict
 
 def simulate_cmd(args: argparse.Namespace) -> int:
     """`fracas simulate`: many seeded 1v1 duels, their statistics and one told fight."""
-    rules = REGISTRY.get(args.ruleset)
-    if rules is None:
-        print(f"unknown rule system {args.ruleset!r}; known: {sorted(REGISTRY)}", file=sys.stderr)
-        return 2
-    if args.ruleset not in SIMULATE_RULESETS:
-        print(
-            f"the 1v1 resolver does not support {args.ruleset!r}; "
-            f"it supports: {', '.join(SIMULATE_RULESETS)}",
-            file=sys.stderr,
-        )
-        return 2
+    rules = REGISTRY[args.ruleset]  # argparse offers SIMULATE_RULESETS only
     from domain.errors import Refused
     from domain.simulate import simulate
 
@@ -268,10 +260,9 @@ def simulate_cmd(args: argparse.Namespace) -> int:
         print(f"fracas simulate: {e.message}{rule}", file=sys.stderr)
         return 2
     progress.close()
-    print(simulation_report(summary, names, args, seed))
     if not args.save:
+        print(simulation_report(summary, names, args, seed))
         return 0
-    base = f"http://{args.host}:{args.port}"
     example = summary.example
     assert example is not None  # --fights is at least 1
 
@@ -279,9 +270,12 @@ def simulate_cmd(args: argparse.Namespace) -> int:
         try:
             saved = await save_fight(svc, seed, example.events, rules)
         except UsageError as e:
+            print(simulation_report(summary, names, args, seed))
             print(f"fracas simulate: {e}", file=sys.stderr)
             return 1
         eid = saved["id"]
+        base = f"http://{args.host}:{args.port}"
+        print(simulation_report(summary, names, args, seed, eid))
         print()
         print(f"{'saved as' if saved['saved'] else 'already saved as'} encounter {eid}")
         if saved["gm"]:
@@ -289,7 +283,11 @@ def simulate_cmd(args: argparse.Namespace) -> int:
         print(f"board:       {base}/e/{eid}#token={saved['spectator']}")
         return 0
 
-    return asyncio.run(with_service(args.database_url, work))
+    try:
+        return asyncio.run(with_service(args.database_url, work))
+    except UserError:  # the database is out of reach: the statistics still stand
+        print(simulation_report(summary, names, args, seed))
+        raise
 
 
 def count_fights(raw: str) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from domain.simulate import simulate
-from tests.e2e.conftest import Api
+from tests.e2e.conftest import Api, free_port
 
 DUEL = ("--ruleset", "d20-na", "milicien", "fangeux", "--fights", "200", "--seed", "7")
 
@@ -55,6 +55,7 @@ def test_simulate_prints_win_rates_rounds_damage_and_a_narrated_fight() -> None:
     damage = re.search(r"damage per hit: mean ([\d.]+)", out)
     assert damage and 10 < float(damage[1]) < 30
     assert "Round 1" in out and "Fangeux attacks Milicien" in out
+    assert "One fight (not saved):" in out and "encounter" not in out  # nothing was stored
     assert re.search(r"(Milicien|Fangeux) is down\.", out)
     assert re.search(r"(Milicien|Fangeux) wins after \d+ round", out)
     assert "\r" not in out and "[#" not in out  # no progress bar on stdout
@@ -84,7 +85,8 @@ def test_simulate_narrates_in_french() -> None:
     done = fracas(*DUEL, "--lang", "fr")
     assert done.returncode == 0, done.stderr
     assert "Milicien gagne" in done.stdout and "IC 95 %" in done.stdout
-    assert "Un combat (rencontre" in done.stdout and "Fangeux attaque Milicien :" in done.stdout
+    assert "Un combat (non enregistré) :" in done.stdout
+    assert "Fangeux attaque Milicien :" in done.stdout
     assert re.search(r"(Milicien|Fangeux) l'emporte après \d+ round", done.stdout)
     assert "hors de combat" in done.stdout
 
@@ -119,8 +121,8 @@ def test_the_progress_bar_goes_to_stderr_only() -> None:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("--ruleset", "plain-d100", "milicien", "fangeux"), "does not support 'plain-d100'"),
-        (("--ruleset", "chess", "milicien", "fangeux"), "unknown rule system"),
+        (("--ruleset", "plain-d100", "milicien", "fangeux"), "invalid choice: 'plain-d100'"),
+        (("--ruleset", "chess", "milicien", "fangeux"), "invalid choice: 'chess'"),
         (("milicien", "nobody"), "not a preset"),
         (("milicien", "fangeux", "--setting", "bogus=1"), "unknown setting"),
     ],
@@ -158,15 +160,16 @@ def test_save_stores_the_narrated_fight_as_an_encounter_that_verifies(
     env = {**os.environ, "DATABASE_URL": database_url}
     env.pop("TEST_DATABASE_URL", None)
     verified = subprocess.run(
-        [sys.executable, "-m", "server.cli", "verify", eid[1]],
+        [sys.executable, "-m", "server.cli", "verify", eid[1], "--json"],
         capture_output=True,
         text=True,
         timeout=120,
         env=env,
     )
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    report = json.loads(verified.stdout.rsplit("\n", 2)[0])
+    report = json.loads(verified.stdout)
     assert report["chain"] and report["dice"] and report["rolls_checked"] > 0
+    assert report["open"] is False  # a saved fight is closed, its seed revealed
 
     # The server shows it like any other encounter: closed, the winner named.
     board = api.http.get(
@@ -181,3 +184,13 @@ def test_save_stores_the_narrated_fight_as_an_encounter_that_verifies(
     again = fracas(*DUEL, "--save", database_url=database_url)
     assert again.returncode == 0, again.stderr
     assert f"already saved as encounter {eid[1]}" in again.stdout
+
+
+def test_save_with_the_database_out_of_reach_still_reports_the_fight_not_saved() -> None:
+    port = free_port()
+    done = fracas(*DUEL, "--save", database_url=f"postgresql://u:hunter2@127.0.0.1:{port}/x")
+    assert done.returncode == 2
+    assert "One fight (not saved):" in done.stdout and "saved as" not in done.stdout
+    assert done.stderr.strip() == (
+        f"fracas simulate: cannot reach PostgreSQL at 127.0.0.1:{port}: connection refused"
+    )
