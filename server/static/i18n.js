@@ -1,4 +1,6 @@
 // UI strings in English and French; the choice is remembered in localStorage.
+import { CONSOLE_STRINGS } from "./i18n-console.js";
+
 const STRINGS = {
   en: {
     war: "War", war_gm: "War GM", war_start_title: "Start a War", war_start: "Start the War", war_name: "War name",
@@ -143,6 +145,8 @@ const STRINGS = {
     o_success: "réussite", o_failure: "échec", o_critical_success: "réussite critique", o_critical_failure: "échec critique", error: "Erreur",
   },
 };
+
+for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l]);
 
 const KEY = "fracas:lang";
 let current = (() => {
