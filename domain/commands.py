@@ -6,7 +6,7 @@ malformed request becomes a 4xx before the domain sees it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 from msgspec import Meta
@@ -18,6 +18,10 @@ Delta = Annotated[int, Meta(ge=-1_000_000, le=1_000_000)]
 Face = Annotated[int, Meta(ge=1, le=1_000_000)]
 Faces = Annotated[list[Face], Meta(max_length=100)]
 Options = Annotated[dict[str, Any], Meta(max_length=32)]
+# A condition's name and note: one line of printable text (no control characters).
+ConditionName = Annotated[str, Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]+$")]
+Note = Annotated[str, Meta(max_length=200, pattern=r"^[^\x00-\x1f\x7f]*$")]
+Until = Literal["start_of_turn", "end_of_turn"]
 
 
 class Command(
@@ -131,6 +135,47 @@ class Dispute(Command, tag="dispute", frozen=True, kw_only=True):
     reason: Text
 
 
+class ApplyCondition(Command, tag="apply_condition", frozen=True, kw_only=True):
+    """Put a condition on a combatant (GM). With `rounds: N` it expires at the Nth edge
+    (`until`: the start or the end) of the bearer's own turns after it was applied; with
+    no `rounds` it lasts until removed. `modifier` is added to the bearer's roll-under
+    checks in the systems that read it (plain-d100 PD-7, d20-na NA-AMB-22)."""
+
+    combatant: Id
+    name: ConditionName
+    rounds: Annotated[int, Meta(ge=1, le=100)] | None = None
+    until: Until = "end_of_turn"
+    note: Note = ""
+    modifier: Annotated[int, Meta(ge=-100, le=100)] | None = None
+
+
+class RemoveCondition(Command, tag="remove_condition", frozen=True, kw_only=True):
+    """Take a condition off a combatant (GM)."""
+
+    combatant: Id
+    name: ConditionName
+
+
+class SetInitiative(Command, tag="set_initiative", frozen=True, kw_only=True):
+    """Set the acting order by hand (GM), before or during the fight where the rule
+    system allows it; `order` lists every combatant of the current order once."""
+
+    order: Annotated[list[Id], Meta(min_length=1, max_length=64)]
+
+
+class ContinueCombat(Command, tag="continue_combat", frozen=True, kw_only=True):
+    """Go on with turns although only one side is left standing (GM)."""
+
+    reason: Text = ""
+
+
+class AnswerDispute(Command, tag="answer_dispute", frozen=True, kw_only=True):
+    """The GM's answer to the open disputes of roll `roll`, for the whole table."""
+
+    roll: Annotated[int, Meta(ge=1)]
+    answer: Annotated[str, Meta(min_length=1, max_length=2000)]
+
+
 class Close(Command, tag="close", frozen=True, kw_only=True):
     """Close the encounter and reveal the dice seeds (GM)."""
 
@@ -151,6 +196,11 @@ AnyCommand = (
     | Undo
     | AddEntropy
     | Dispute
+    | ApplyCondition
+    | RemoveCondition
+    | SetInitiative
+    | ContinueCombat
+    | AnswerDispute
     | Close
 )
 
@@ -168,6 +218,11 @@ COMMANDS: tuple[type[Command], ...] = (
     Undo,
     AddEntropy,
     Dispute,
+    ApplyCondition,
+    RemoveCondition,
+    SetInitiative,
+    ContinueCombat,
+    AnswerDispute,
     Close,
 )
 

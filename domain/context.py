@@ -76,6 +76,63 @@ class Ctx:
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
         evolve(self.state, event)
+        if isinstance(event, (ev.TurnStarted, ev.TurnEnded)):
+            self._expire(event.actor, out=False)
+        elif isinstance(event, ev.CombatantDefeated):
+            self._expire(event.combatant_id, out=True)
+
+    def _expire(self, bearer: str, *, out: bool) -> None:
+        """At an edge of `bearer`'s turn (evolve has counted it down), the conditions with
+        no edge left end; a bearer out of the fight has no more turns to count, so all
+        of its conditions end with it."""
+        who = self.state.game.combatants.get(bearer)
+        if who is None or not who.conditions:
+            return
+        for c in list(who.conditions.values()):
+            if out or c.left == 0:
+                reason = "out_of_fight" if out else "duration"
+                gone = ev.ConditionExpired(
+                    combatant_id=bearer, name=c.name, reason=reason, rule=c.rule
+                )
+                self.emit(gone)
+
+    # --- conditions: the hook a rule system applies its own through -------------------
+    def condition(
+        self,
+        combatant_id: str,
+        name: str,
+        *,
+        rounds: int | None = None,
+        until: str = "end_of_turn",
+        note: str = "",
+        modifier: int | None = None,
+        rule: str | None = None,
+        by_gm: bool = False,
+    ) -> None:
+        """Put condition `name` on a combatant (replacing one of that name): `rounds` edges
+        (`until`) of its own turns from now, or until removed."""
+        self.combatant(combatant_id)
+        self.emit(
+            ev.ConditionApplied(
+                combatant_id=combatant_id,
+                name=name,
+                until=until,
+                rounds=rounds,
+                note=note,
+                modifier=modifier,
+                rule=rule,
+                by_gm=by_gm,
+            )
+        )
+
+    def lift(
+        self, combatant_id: str, name: str, rule: str | None = None, *, by_gm: bool = False
+    ) -> bool:
+        """Take condition `name` off a combatant; False if it had none of that name."""
+        if name not in self.combatant(combatant_id).conditions:
+            return False
+        self.emit(ev.ConditionRemoved(combatant_id=combatant_id, name=name, rule=rule, by_gm=by_gm))
+        return True
 
     def roll(
         self,

@@ -16,11 +16,28 @@ from domain.context import Ctx, Dice
 from domain.errors import Forbidden, Invalid, NotFound, Refused
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
-from domain.rules.base import RuleSystem
+from domain.rules.base import RuleSystem, Setting
 from domain.rules.options import check as check_options
-from domain.state import GM, EncounterState, Principal
+from domain.state import GM, EncounterState, Game, Principal
 
-__all__ = ["check_settings", "decide", "evolve", "open_encounter", "replay", "rules_of"]
+__all__ = [
+    "CORE_SETTINGS",
+    "check_settings",
+    "decide",
+    "evolve",
+    "one_side_left",
+    "open_encounter",
+    "replay",
+    "rules_of",
+]
+
+# Settings every rule system takes, beside its own (GET /api/rulesets lists them too).
+CORE_SETTINGS: dict[str, Setting] = {
+    "fight.stop_when_decided": Setting(
+        True,
+        "once only one side is left standing, turns stop until the GM closes or continues",
+    ),
+}
 
 
 def rules_of(state: EncounterState) -> RuleSystem:
@@ -31,7 +48,7 @@ def check_settings(rules: RuleSystem, settings: Mapping[str, Any]) -> dict[str, 
     """Every setting known, of the default's type, in its range or among its choices."""
     out: dict[str, Any] = {}
     for key, value in settings.items():
-        spec = rules.settings.get(key)
+        spec = rules.settings.get(key) or CORE_SETTINGS.get(key)
         if spec is None:
             raise Invalid(f"unknown setting {key!r} for {rules.id}")
         out[key] = spec.validate(key, value)
@@ -65,6 +82,9 @@ def open_encounter(
     return opened
 
 
+MAX_CONDITIONS = 16  # per combatant: the board's chips stay readable
+
+
 # --- guards ---------------------------------------------------------------------------
 
 
@@ -82,9 +102,7 @@ def _controls(ctx: Ctx, actor: str) -> None:
 def _in_fight(ctx: Ctx, actor: str) -> None:
     who = ctx.combatant(actor)
     if who.out is not None:
-        raise Refused(
-            "rule_violation", f"{who.name} is out of the fight ({who.out})", who.out_rule
-        )
+        raise Refused("rule_violation", f"{who.name} is out of the fight ({who.out})", who.out_rule)
 
 
 def _no_pending(ctx: Ctx) -> None:
@@ -97,8 +115,24 @@ def _no_pending(ctx: Ctx) -> None:
 # --- turn advance ---------------------------------------------------------------------
 
 
+def one_side_left(game: Game) -> str | None:
+    """The one side still in the fight once combat started, else None."""
+    if not game.started:
+        return None
+    sides = {game.combatants[cid].side for cid in game.active()}
+    return sides.pop() if len(sides) == 1 else None
+
+
+def decided(ctx: Ctx) -> bool:
+    """Only one side is left standing and turns stop there (the GM closes or continues)."""
+    stop = ctx.settings.get("fight.stop_when_decided", True)
+    return bool(stop) and not ctx.game.continued and one_side_left(ctx.game) is not None
+
+
 def next_turn(ctx: Ctx) -> None:
     """Hand the turn to whoever the rule system says is next, opening a round if needed."""
+    if decided(ctx):
+        return
     nxt = ctx.rules.advance(ctx.game)
     if nxt is None:
         return
@@ -314,6 +348,71 @@ def _dispute(ctx: Ctx, c: cmd.Dispute) -> None:
     ctx.emit(ev.RollDisputed(seq=c.roll, by=ctx.who.name or ctx.who.role, reason=c.reason))
 
 
+def _apply_condition(ctx: Ctx, c: cmd.ApplyCondition) -> None:
+    _gm_only(ctx.who, "apply conditions")
+    who = ctx.combatant(c.combatant)
+    if who.out is not None:
+        # A condition counts its bearer's turns; one out of the fight has none left.
+        raise Refused("rule_violation", f"{who.name} is out of the fight ({who.out})", who.out_rule)
+    name = c.name.strip()
+    if not name:
+        raise Invalid("a condition needs a name")
+    if name not in who.conditions and len(who.conditions) >= MAX_CONDITIONS:
+        raise Invalid(f"{who.name} already has {MAX_CONDITIONS} conditions")
+    ctx.condition(
+        who.id,
+        name,
+        rounds=c.rounds,
+        until=c.until,
+        note=c.note.strip(),
+        modifier=c.modifier,
+        by_gm=True,
+    )
+
+
+def _remove_condition(ctx: Ctx, c: cmd.RemoveCondition) -> None:
+    _gm_only(ctx.who, "remove conditions")
+    who = ctx.combatant(c.combatant)
+    if not ctx.lift(who.id, c.name.strip(), by_gm=True):
+        raise NotFound(f"{who.name} has no condition {c.name.strip()!r}")
+
+
+def _set_initiative(ctx: Ctx, c: cmd.SetInitiative) -> None:
+    _gm_only(ctx.who, "set the initiative order")
+    game = ctx.game
+    if game.started or (game.order and set(game.order) == set(game.active())):
+        now = [cid for cid in game.order if cid in game.combatants]
+    else:
+        now = game.active()
+    if len(set(c.order)) != len(c.order) or set(c.order) != set(now):
+        names = ", ".join(f"{cid} ({game.combatants[cid].name})" for cid in now)
+        raise Invalid(f"order must list each of {names} once")
+    check = getattr(ctx.rules, "check_reorder", None)
+    if check is not None:
+        check(ctx)
+    scores = {cid: game.scores[cid] for cid in c.order if cid in game.scores}
+    ctx.emit(ev.InitiativeSet(order=list(c.order), scores=scores))
+
+
+def _continue(ctx: Ctx, c: cmd.ContinueCombat) -> None:
+    _gm_only(ctx.who, "continue the fight")
+    if one_side_left(ctx.game) is None or ctx.game.continued:
+        raise Refused("rule_violation", "the fight goes on: more than one side is standing")
+    ctx.emit(ev.CombatContinued(reason=c.reason))
+    if ctx.game.actor is None and not ctx.game.pending:
+        next_turn(ctx)
+
+
+def _answer_dispute(ctx: Ctx, c: cmd.AnswerDispute) -> None:
+    _gm_only(ctx.who, "answer disputes")
+    if not any(d.seq == c.roll and d.answer is None for d in ctx.state.ledger.disputes):
+        raise NotFound(f"roll {c.roll} has no open dispute")
+    answer = c.answer.strip()
+    if not answer:
+        raise Invalid("an answer needs some words")
+    ctx.emit(ev.DisputeAnswered(seq=c.roll, answer=answer, by="gm"))
+
+
 def _close(ctx: Ctx, c: cmd.Close) -> None:
     _gm_only(ctx.who, "close the encounter")
     ctx.emit(ev.EncounterClosed(reason=c.reason))
@@ -339,6 +438,11 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.Undo: _undo,
     cmd.AddEntropy: _entropy,
     cmd.Dispute: _dispute,
+    cmd.ApplyCondition: _apply_condition,
+    cmd.RemoveCondition: _remove_condition,
+    cmd.SetInitiative: _set_initiative,
+    cmd.ContinueCombat: _continue,
+    cmd.AnswerDispute: _answer_dispute,
     cmd.Close: _close,
 }
 
@@ -362,7 +466,7 @@ def decide_and_fold(
         raise NotFound("no such encounter")
     if who.role == "spectator":
         raise Forbidden("spectators only watch")
-    if state.ledger.closed and not isinstance(command, cmd.Dispute):
+    if state.ledger.closed and not isinstance(command, (cmd.Dispute, cmd.AnswerDispute)):
         raise Refused("closed", "the encounter is closed")
     manual = getattr(command, "dice", None)
     if manual is not None:

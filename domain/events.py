@@ -174,6 +174,53 @@ class RollDisputed(Event, tag="roll_disputed", frozen=True, kw_only=True):
     reason: str
 
 
+class DisputeAnswered(Event, tag="dispute_answered", frozen=True, kw_only=True):
+    """The GM answered the open disputes of roll `seq`; the table sees the answer."""
+
+    seq: int
+    answer: str
+    by: str = "gm"
+
+
+# --- conditions -----------------------------------------------------------------------
+
+
+class ConditionApplied(Event, tag="condition_applied", frozen=True, kw_only=True):
+    """A condition was put on a combatant, by the GM or by its rule system (`rule`).
+
+    `rounds` counts edges (`until`: start_of_turn | end_of_turn) of the bearer's own
+    turns after this event; at the last one the decider emits `condition_expired`.
+    None lasts until removed. A condition of the same name is replaced."""
+
+    combatant_id: str
+    name: str
+    until: str = "end_of_turn"
+    rounds: int | None = None
+    note: str = ""
+    modifier: int | None = None  # added to the bearer's roll-under checks (PD-7, NA-AMB-22)
+    rule: str | None = None
+    by_gm: bool = False
+
+
+class ConditionExpired(Event, tag="condition_expired", frozen=True, kw_only=True):
+    """A condition ran out: its last turn edge came (`duration`), or its bearer is out of
+    the fight and has no more turns to count (`out_of_fight`)."""
+
+    combatant_id: str
+    name: str
+    reason: str = "duration"
+    rule: str | None = None
+
+
+class ConditionRemoved(Event, tag="condition_removed", frozen=True, kw_only=True):
+    """The GM (or a rule system, with its rule) took a condition off before it ran out."""
+
+    combatant_id: str
+    name: str
+    rule: str | None = None
+    by_gm: bool = False
+
+
 # --- turn order -----------------------------------------------------------------------
 
 
@@ -268,6 +315,12 @@ class ReactionResolved(Event, tag="reaction_resolved", frozen=True, kw_only=True
     detail: dict[str, Any] = {}
 
 
+class CombatContinued(Event, tag="combat_continued", frozen=True, kw_only=True):
+    """The GM chose to go on with turns although only one side is left standing."""
+
+    reason: str = ""
+
+
 class Undone(Event, tag="undone", frozen=True, kw_only=True):
     """The GM reverted the game to how it stood after `to_version`; dice stay spent."""
 
@@ -290,6 +343,10 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     LimitUsed,
     DieRolled,
     RollDisputed,
+    DisputeAnswered,
+    ConditionApplied,
+    ConditionExpired,
+    ConditionRemoved,
     InitiativeSet,
     CombatStarted,
     RoundStarted,
@@ -300,6 +357,7 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     ReactionAwaited,
     ReactionDeclared,
     ReactionResolved,
+    CombatContinued,
     Undone,
 )
 
@@ -317,6 +375,10 @@ AnyEvent = (
     | LimitUsed
     | DieRolled
     | RollDisputed
+    | DisputeAnswered
+    | ConditionApplied
+    | ConditionExpired
+    | ConditionRemoved
     | InitiativeSet
     | CombatStarted
     | RoundStarted
@@ -327,14 +389,13 @@ AnyEvent = (
     | ReactionAwaited
     | ReactionDeclared
     | ReactionResolved
+    | CombatContinued
     | Undone
 )
 
 _decoder = msgspec.json.Decoder(AnyEvent)
 # Converting to the one class a tag names is ~50x cheaper than to the whole union.
-BY_TAG: dict[str, type[Event]] = {
-    str(cls.__struct_config__.tag): cls for cls in CORE_EVENTS
-}
+BY_TAG: dict[str, type[Event]] = {str(cls.__struct_config__.tag): cls for cls in CORE_EVENTS}
 
 
 def event_from(type_: str, data: dict[str, Any]) -> Event:

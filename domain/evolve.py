@@ -7,11 +7,12 @@ measured markedly cheaper than a `match` over two dozen class patterns on the re
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import reduce
 from typing import Any
 
 from domain import events as ev
-from domain.state import Combatant, EncounterState, Game, Ledger, Pending
+from domain.state import Combatant, Condition, Disputed, EncounterState, Game, Ledger, Pending
 
 # Events that open a step a GM's `undo` reverts as one.
 STEP_OPENERS: frozenset[type[ev.Event]] = frozenset(
@@ -23,7 +24,13 @@ STEP_OPENERS: frozenset[type[ev.Event]] = frozenset(
         ev.ActionDeclared,
         ev.ReactionDeclared,
         ev.TurnEnded,
+        ev.CombatContinued,
     }
+)
+
+# Events that open a step when the GM sent them (a rule system's own are part of a step).
+_GM_STEPS: frozenset[type[ev.Event]] = frozenset(
+    {ev.ResourceChanged, ev.ConditionApplied, ev.ConditionRemoved}
 )
 
 # Events that belong to the ledger only: an undo leaves them standing.
@@ -34,6 +41,7 @@ LEDGER_ONLY: frozenset[type[ev.Event]] = frozenset(
         ev.SeedRevealed,
         ev.DieRolled,
         ev.RollDisputed,
+        ev.DisputeAnswered,
         ev.EncounterClosed,
         ev.Undone,
     }
@@ -76,7 +84,14 @@ def _rolled(led: Ledger, e: ev.DieRolled) -> None:
 
 
 def _disputed(led: Ledger, e: ev.RollDisputed) -> None:
-    led.disputes.append((e.seq, e.by, e.reason))
+    led.disputes.append(Disputed(e.seq, e.by, e.reason))
+
+
+def _answered(led: Ledger, e: ev.DisputeAnswered) -> None:
+    led.disputes = [
+        Disputed(d.seq, d.by, d.reason, e.answer) if d.seq == e.seq and d.answer is None else d
+        for d in led.disputes
+    ]
 
 
 def _closed(led: Ledger, e: ev.EncounterClosed) -> None:
@@ -90,6 +105,7 @@ _LEDGER: dict[type[ev.Event], Callable[[Ledger, Any], None]] = {
     ev.SeedRevealed: _revealed,
     ev.DieRolled: _rolled,
     ev.RollDisputed: _disputed,
+    ev.DisputeAnswered: _answered,
     ev.EncounterClosed: _closed,
 }
 
@@ -168,15 +184,44 @@ def _round(game: Game, e: ev.RoundStarted) -> None:
     _reset_limits(game, "round")
 
 
+def _tick(game: Game, bearer: str, edge: str) -> None:
+    """One edge of `bearer`'s own turn: its conditions of that kind count down by one
+    (the decider then emits `condition_expired` for those at 0)."""
+    who = game.combatants.get(bearer)
+    if who is None or not who.conditions:
+        return
+    for name, c in list(who.conditions.items()):
+        if c.until == edge and c.left is not None and c.left > 0:
+            who.conditions[name] = replace(c, left=c.left - 1)
+
+
 def _turn(game: Game, e: ev.TurnStarted) -> None:
     game.actor = e.actor
     game.phase = e.phase
     _reset_limits(game, "turn", e.actor)
+    _tick(game, e.actor, "start_of_turn")
 
 
 def _turn_ended(game: Game, e: ev.TurnEnded) -> None:
     game.last = e.actor
     game.actor = None
+    _tick(game, e.actor, "end_of_turn")
+
+
+def _condition(game: Game, e: ev.ConditionApplied) -> None:
+    game.combatants[e.combatant_id].conditions[e.name] = Condition(
+        e.name, e.until, e.rounds, e.rounds, e.note, e.modifier, e.rule, e.by_gm
+    )
+
+
+def _condition_gone(game: Game, e: ev.ConditionExpired | ev.ConditionRemoved) -> None:
+    who = game.combatants.get(e.combatant_id)
+    if who is not None:
+        who.conditions.pop(e.name, None)
+
+
+def _continued(game: Game, e: ev.CombatContinued) -> None:
+    game.continued = True
 
 
 def _awaited(game: Game, e: ev.ReactionAwaited) -> None:
@@ -213,6 +258,10 @@ _GAME: dict[type[ev.Event], Callable[[Game, Any], None]] = {
     ev.TurnEnded: _turn_ended,
     ev.ReactionAwaited: _awaited,
     ev.ReactionResolved: _resolved,
+    ev.ConditionApplied: _condition,
+    ev.ConditionExpired: _condition_gone,
+    ev.ConditionRemoved: _condition_gone,
+    ev.CombatContinued: _continued,
 }
 
 
@@ -233,6 +282,8 @@ def _undone(state: EncounterState, event: ev.Undone) -> None:
     state.game = game
     led.history = kept
     led.steps = [v for v in led.steps if v <= event.to_version]
+    if event.to_version + 1 < led.version:
+        led.undone.append((event.to_version + 1, led.version - 1))
 
 
 def evolve(state: EncounterState, event: ev.Event) -> EncounterState:
@@ -249,7 +300,7 @@ def evolve(state: EncounterState, event: ev.Event) -> EncounterState:
         apply_ledger(led, event)
     if kind not in LEDGER_ONLY:
         led.history.append((led.version, event))
-        if kind in STEP_OPENERS or (kind is ev.ResourceChanged and getattr(event, "by_gm", False)):
+        if kind in STEP_OPENERS or (kind in _GM_STEPS and getattr(event, "by_gm", False)):
             led.steps.append(led.version)
         apply_game = _GAME.get(kind)
         if apply_game is not None:

@@ -32,6 +32,21 @@ GM = Principal("gm", name="gm")
 SPECTATOR = Principal("spectator", name="spectator")
 
 
+@dataclass(frozen=True)
+class Condition:
+    """A condition on a combatant: `left` turn edges of kind `until` to go (None: until
+    removed). Frozen, so a clone shares it; evolve replaces it as it counts down."""
+
+    name: str
+    until: str
+    rounds: int | None
+    left: int | None
+    note: str = ""
+    modifier: int | None = None
+    rule: str | None = None
+    by_gm: bool = False
+
+
 @dataclass
 class Combatant:
     """One combatant as it stands now."""
@@ -48,6 +63,7 @@ class Combatant:
     out: str | None = None  # why the combatant is out of the fight, if it is
     out_rule: str | None = None  # the rule that put it out
     character: str | None = None  # the War character it is, in a War's encounter
+    conditions: dict[str, Condition] = field(default_factory=dict)
 
     def clone(self) -> Combatant:
         return Combatant(
@@ -63,6 +79,7 @@ class Combatant:
             self.out,
             self.out_rule,
             self.character,
+            dict(self.conditions),
         )
 
 
@@ -97,6 +114,7 @@ class Game:
     limits: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
     added: int = 0  # combatants ever added: ids are c1, c2, ...
     last: str | None = None  # whose turn ended last
+    continued: bool = False  # the GM went on although only one side was left standing
 
     def clone(self) -> Game:
         return Game(
@@ -112,6 +130,7 @@ class Game:
             dict(self.limits),
             self.added,
             self.last,
+            self.continued,
         )
 
     def uses(self, combatant_id: str, key: str) -> int:
@@ -122,6 +141,16 @@ class Game:
         """Combatants still in the fight, in initiative order (then insertion order)."""
         ids = self.order or list(self.combatants)
         return [i for i in ids if i in self.combatants and self.combatants[i].out is None]
+
+
+@dataclass(frozen=True)
+class Disputed:
+    """A dispute of roll `seq`, and the GM's answer once there is one."""
+
+    seq: int
+    by: str
+    reason: str
+    answer: str | None = None
 
 
 @dataclass
@@ -142,11 +171,12 @@ class Ledger:
     rolls: int = 0
     hidden_rolls: set[int] = field(default_factory=set)
     entropy: list[str] = field(default_factory=list)
-    disputes: list[tuple[int, str, str]] = field(default_factory=list)
+    disputes: list[Disputed] = field(default_factory=list)
     closed: bool = False
     # Game events still in effect, with their versions: undo re-folds a prefix of these.
     history: list[tuple[int, Event]] = field(default_factory=list)
     steps: list[int] = field(default_factory=list)  # versions where an undoable step began
+    undone: list[tuple[int, int]] = field(default_factory=list)  # version spans undone
 
     def clone(self) -> Ledger:
         return Ledger(
@@ -168,6 +198,7 @@ class Ledger:
             self.closed,
             list(self.history),
             list(self.steps),
+            list(self.undone),
         )
 
 

@@ -53,9 +53,16 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
         "legal": _legal(state),
         "log": [msgspec.to_builtins(line) for line in _tail(proj.lines, gm)],
         "disputes": [
-            {"roll": seq, "by": by, "reason": reason}
-            for seq, by, reason in led.disputes
-            if seq not in hidden_rolls
+            {
+                "roll": d.seq,
+                "by": d.by,
+                "by_name": _sender(game, d.by),
+                "reason": d.reason,
+                "status": "open" if d.answer is None else "answered",
+                "answer": d.answer,
+            }
+            for d in led.disputes
+            if d.seq not in hidden_rolls
         ],
         "dice": {
             "commitments": dict(led.commitments),
@@ -63,6 +70,10 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
             "rolls": led.rolls - len(hidden_rolls),
         },
         "winner": winner(game),
+        # Only one side stands and turns stopped there: the GM closes or continues.
+        "decided": _decided(state),
+        # Version spans an undo reverted (first, last): the console strikes their lines.
+        "undone": [[first, last] for first, last in led.undone],
     }
 
 
@@ -90,6 +101,22 @@ def winner(game: Game) -> str | None:
     return sides.pop() if len(sides) == 1 else None
 
 
+def _decided(state: EncounterState) -> bool:
+    game, led = state.game, state.ledger
+    stop = led.settings.get("fight.stop_when_decided", True)
+    return bool(stop) and not led.closed and not game.continued and winner(game) is not None
+
+
+def _sender(game: Game, by: str) -> str:
+    """Who sent a dispute, by name: "GM", or a player's combatants ("player:c1" -> "Ayla")."""
+    if by == "gm":
+        return "GM"
+    if by.startswith("player:"):
+        ids = [i for i in by.removeprefix("player:").split(",") if i]
+        return ", ".join(game.combatants[i].name if i in game.combatants else i for i in ids)
+    return by
+
+
 def _sides(game: Game) -> list[str]:
     return list(dict.fromkeys(c.side for c in game.combatants.values()))
 
@@ -110,6 +137,18 @@ def _combatant(c: Combatant, gm: bool) -> dict[str, Any]:
         "maxima": {k: None if k in secret else v for k, v in c.maxima.items()},
         "out": c.out,
         "status": dict(c.status),
+        "conditions": [
+            {
+                "name": k.name,
+                "until": k.until,
+                "rounds": k.rounds,
+                "left": k.left,
+                "note": k.note,
+                "modifier": k.modifier,
+                "rule": k.rule,
+            }
+            for k in c.conditions.values()
+        ],
         "hidden": secret,
     }
 

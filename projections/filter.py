@@ -34,7 +34,7 @@ def visible(
     match envelope.get("type"):
         case "die_rolled":
             return not data.get("hidden", False)
-        case "roll_disputed":
+        case "roll_disputed" | "dispute_answered":
             return data.get("seq") not in hidden_rolls
         case "resource_changed":
             return (data.get("combatant_id"), data.get("resource")) not in secret

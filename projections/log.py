@@ -16,6 +16,7 @@ from domain import events as ev
 from domain.rules import REGISTRY
 from domain.rules.base import ActionSpec
 from domain.state import EncounterState, Pending
+from projections import conditions
 
 __all__ = ["LogLine", "describe", "kind_of", "outcome_words", "pending_text", "principal"]
 
@@ -163,7 +164,8 @@ def _describe(event: ev.Event, w: _Words) -> Said | None:
                 said = en, f"{fr}, subit {event.damage_taken}", extra
             return said
         case _:
-            return _plain(event, w)
+            worded = conditions.describe(event, w.name, w.state.ledger.hidden_rolls)
+            return worded if worded is not None else _plain(event, w)
 
 
 def _plain(event: ev.Event, w: _Words) -> Said | None:

@@ -19,6 +19,7 @@ from starlette.staticfiles import StaticFiles
 
 from domain import commands as cmd
 from domain import events as ev
+from domain.encounter import CORE_SETTINGS
 from domain.errors import Refused
 from domain.rules import REGISTRY
 from domain.rules.options import MAX_OPTIONS_BYTES, describe_all
@@ -196,7 +197,9 @@ async def rulesets(request: Request) -> Response:
                 "id": rid,
                 "name": rules.name,
                 "version": rules.version,
-                "settings": {k: s.describe() for k, s in rules.settings.items()},
+                "settings": {
+                    k: s.describe() for k, s in {**rules.settings, **CORE_SETTINGS}.items()
+                },
                 "actions": {
                     k: {
                         "label": a.label,

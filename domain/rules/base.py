@@ -99,7 +99,15 @@ class Sheet:
 
 
 class RuleSystem(Protocol):
-    """A rule system: sheets, initiative, turn structure, and the resolution of act/react."""
+    """A rule system: sheets, initiative, turn structure, and the resolution of act/react.
+
+    Optional hooks, looked up with getattr: `settle(ctx)` after every command,
+    `end_round(ctx)` before a new round, `repair(ctx, command)` (repair_armor), and
+    `check_reorder(ctx)`, which raises Refused where the system forbids a hand-set order
+    (set_initiative). A system puts its own conditions on through `ctx.condition`
+    (d100-tcs: `no_aoo` after a disengage, TC-27) and reads their modifiers with
+    `domain.conditions.modifiers`.
+    """
 
     id: str
     name: str

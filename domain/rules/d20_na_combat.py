@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from domain import conditions
 from domain import events as ev
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
@@ -93,7 +94,10 @@ def test_roll(
     purpose: str,
     rule: str,
 ) -> tuple[int, int, bool]:
-    """A d20 roll-under test (NA-11, NA-AMB-1): (face, margin, success)."""
+    """A d20 roll-under test (NA-11, NA-AMB-1): (face, margin, success). The GM-declared
+    modifiers of the tester's conditions count too (NA-AMB-22: a maneuver's effect, such
+    as grappled or prone, is the GM's to define)."""
+    mods = [*mods, *conditions.modifiers(ctx.combatant(who), "NA-AMB-22")]
     threshold = base + sum(m.delta for m in mods)
     cmp = str(ctx.setting("test.success_cmp"))
 

@@ -3,7 +3,8 @@
 PD-1 An action succeeds on d100 <= the skill. PD-2 One attack per turn. PD-3 Second wind
 heals once per session. PD-4 A dodge (d100 <= dodge) avoids all the damage; `none` takes
 it. PD-5 At 0 HP a combatant is down. PD-6 Initiative is d100 + initiative bonus, highest
-first, ties by name.
+first, ties by name. PD-7 A condition's GM-declared modifier is added to its bearer's
+skill or dodge (a "stunned -20"), named in the check as `condition: <name>`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from domain import events as ev
 from domain.commands import Act, React
+from domain.conditions import modifiers
 from domain.context import Ctx
 from domain.errors import Invalid
 from domain.rules.base import ActionSpec, Setting, Sheet, rotate
@@ -29,7 +31,10 @@ _FIELDS: dict[str, tuple[int, int, int | None]] = {
 }
 
 
-def _judge(stat: str, threshold: int, crit: int) -> Any:
+def _judge(stat: str, base: int, crit: int, mods: list[ev.Modifier] | None = None) -> Any:
+    mods = mods or []
+    threshold = base + sum(m.delta for m in mods)
+
     def judge(faces: list[int]) -> ev.Check:
         face = faces[0]
         if face <= threshold:
@@ -38,7 +43,8 @@ def _judge(stat: str, threshold: int, crit: int) -> Any:
             outcome = "critical_failure" if face >= 101 - crit else "failure"
         return ev.Check(
             stat=stat,
-            base=threshold,
+            base=base,
+            modifiers=list(mods),
             threshold=threshold,
             outcome=outcome,
             margin=threshold - face,
@@ -146,10 +152,11 @@ class PlainD100:
             expr="d100",
             purpose=f"attack on {target.name}",
             actor=actor.id,
-            judge=_judge("skill", skill, crit),
+            judge=_judge("skill", skill, crit, modifiers(actor, "PD-7")),
         )
         assert roll.check is not None
         outcome = roll.check.outcome
+        skill = roll.check.threshold  # PD-7: with its conditions' modifiers
         if outcome in ("success", "critical_success"):
             damage = int(actor.sheet["damage"])
             if outcome == "critical_success" and ctx.setting("critical_damage") == "double":
@@ -189,9 +196,12 @@ class PlainD100:
                 expr="d100",
                 purpose="dodge",
                 actor=target.id,
-                judge=_judge("dodge", dodge, int(ctx.setting("critical_range"))),
+                judge=_judge(
+                    "dodge", dodge, int(ctx.setting("critical_range")), modifiers(target, "PD-7")
+                ),
             )
             assert roll.check is not None
+            dodge = roll.check.threshold  # PD-7
             if roll.check.outcome in ("success", "critical_success"):
                 taken, outcome = 0, "dodged"
                 summary = f"{target.name} dodges ({roll.faces[0]} vs {dodge})"

@@ -77,7 +77,7 @@ def play(ctx: Ctx, command: Act) -> None:
     if len(steps) > 1:
         _check_second(ctx, cfg, actor, steps, first)
     me = ctx.combatant(actor)
-    if me.status.get("no_aoo"):
+    if me.status.get("no_aoo"):  # streams from before the condition (TC-27)
         ctx.status(actor, "no_aoo", None, "TC-27")
     prep = me.status.get("preparing")
     if prep is not None:
@@ -238,7 +238,8 @@ def _disengage(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
                options: dict[str, Any], room: int) -> str:  # fmt: skip
     """TC-27 (name lost, TC-AMB-3): no opportunity attack on the next move, none made."""
     ctx.status(actor, "disengaged", True, "TC-27")
-    ctx.status(actor, "no_aoo", True, "TC-27")
+    # TC-AMB-3: no opportunity attack from it until the start of its next turn.
+    ctx.condition(actor, cb.NO_AOO, rounds=1, until="start_of_turn", rule="TC-27")
     _done(ctx, actor, "disengage", "done", "breaks off the fight")
     return "done"
 

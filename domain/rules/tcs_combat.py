@@ -13,6 +13,9 @@ from domain.rules.tcs_damage import Hit, apply_hit, hit_shield, make_hit, shield
 from domain.rules.tcs_tables import Test
 from domain.state import Combatant, Game
 
+# TC-27, TC-AMB-3: the condition a disengage puts on its actor until its next turn starts.
+NO_AOO = "no_aoo"
+
 # --- reading ---------------------------------------------------------------------------
 
 
@@ -221,7 +224,7 @@ def opportunity(ctx: Ctx, cfg: Mapping[str, Any], mover: str) -> None:
         return
     for foe_id in engaged(ctx.game, mover):
         foe = ctx.combatant(foe_id)
-        if foe.status.get("no_aoo") or foe.status.get("prone"):
+        if foe.status.get("no_aoo") or NO_AOO in foe.conditions or foe.status.get("prone"):
             continue
         if ctx.game.uses(foe_id, "aoo") >= int(cfg["aoo.max"]):
             continue

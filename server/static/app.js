@@ -7,6 +7,7 @@ import { Live } from "./live.js";
 import { boardShell, renderStatus, renderOrder, renderSides, renderLog, renderDice, LogBook } from "./board.js";
 import { setupAudit, openAudit, refreshAudit, auditOpen } from "./audit.js";
 import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer, say } from "./console.js";
+import { cardTools } from "./gm-tools.js";
 import { home } from "./home.js";
 import { saved, save } from "./store.js";
 import { warPage, remountWar } from "./war.js";
@@ -105,8 +106,8 @@ function render() {
   if (!b) return;
   renderStatus(b);
   renderOrder(b);
-  renderSides(b);
-  renderLog(app.log.lines(app.viewAt ?? Infinity));
+  renderSides(b, app.role === "gm" ? (c) => cardTools(app, b, c) : null);
+  renderLog(app.log.lines(app.viewAt ?? Infinity), b.undone);
   loadDice();
   if (app.role === "gm") renderGm(app, b);
   if (app.role === "player") renderPlayer(app, b);

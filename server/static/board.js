@@ -81,7 +81,17 @@ function chipValue(b, v) {
   return String(v);
 }
 
-export function renderSides(b) {
+/** A condition as a chip: its name, the turn edges left, its modifier; the note on hover. */
+function conditionChip(k) {
+  const left = k.left === null || k.left === undefined ? t("cond_until_removed") : t("cond_left", { n: k.left });
+  const mod = k.modifier ? ` ${k.modifier > 0 ? "+" : ""}${k.modifier}` : "";
+  const tip = [k.note, k.until === "start_of_turn" ? t("cond_start") : t("cond_end"), k.rule].filter(Boolean).join(" · ");
+  return html`<span class="chip cond" data-cond="${k.name}" data-left="${k.left ?? ""}" title="${tip}">${k.name}${mod}
+    <span class="cond-left">${left}</span></span>`;
+}
+
+/** `extra(c)`: more HTML at the end of each card (the GM's tools). */
+export function renderSides(b, extra = null) {
   if (!b.combatants.length) {
     patch($("#sides"), html`<p class="muted">${t("no_combatants")}</p>`);
     return;
@@ -97,7 +107,9 @@ export function renderSides(b) {
               && !(Array.isArray(v) && !v.length))
               .map(([k, v]) => html`<span class="chip">${k}${v === true ? "" : `: ${chipValue(b, v)}`}</span>`)}
           </div>
+          ${(c.conditions || []).length ? html`<div class="conds">${c.conditions.map(conditionChip)}</div>` : ""}
           ${Object.keys(c.resources).map((k) => bar(c, k))}
+          ${extra ? extra(c) : ""}
         </li>`)}</ul>
     </div>`));
 }
@@ -131,10 +143,29 @@ function lineHtml(line) {
     + `<span class="v">${line.version}</span> <span class="text">${html`${localized(line, "text")}`}</span> ${faces}${audit}</li>`;
 }
 
+/** Strike the lines of versions an undo reverted (`undone`: [first, last] spans). */
+function markUndone(ol, undone) {
+  for (const li of ol.children) {
+    const v = Number(li.dataset.version);
+    const struck = undone.some(([a, z]) => v >= a && v <= z);
+    li.classList.toggle("reverted", struck);
+    if (struck) li.title = t("undone");
+    else li.removeAttribute("title");
+  }
+}
+
 /** Append new lines (the common case) or rebuild when the list is not an extension. */
-export function renderLog(lines) {
+export function renderLog(lines, undone = []) {
   const ol = $("#log");
   if (!ol) return;
+  try {
+    appendLog(ol, lines);
+  } finally {
+    markUndone(ol, undone || []);
+  }
+}
+
+function appendLog(ol, lines) {
   const have = Array.from(ol.children).map((li) => li.dataset.key);
   const want = lines.map((l) => l.key);
   const extends_ = have.length <= want.length && have.every((k, i) => k === want[i]) && ol.dataset.lang === lang();

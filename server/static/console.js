@@ -5,6 +5,9 @@ import { html, patch, $, $$, setOptions, copyText } from "./dom.js";
 import { t, localized, outcome } from "./i18n.js";
 import { openAudit, proofBadge } from "./audit.js";
 import { warSaved, save } from "./store.js";
+import {
+  bindTools, renderTools, conditionsShell, turnExtras, hideShell, hiddenChosen, disputeItem,
+} from "./gm-tools.js";
 
 const nameOf = (b, id) => (b.combatants.find((c) => c.id === id) || {}).name || id;
 
@@ -230,7 +233,7 @@ export function gmShell(app) {
       <div id="share"></div>
       <p id="share-msg" class="form-msg" role="status"></p>
     </section>
-    <section class="card" aria-labelledby="turn-title">
+    <section class="card turn-card" id="turn-card" tabindex="-1" aria-labelledby="turn-title">
       <h2 id="turn-title">${t("turn")}</h2>
       <div class="buttons">
         <button type="button" id="btn-init">${t("roll_initiative")}</button>
@@ -239,11 +242,13 @@ export function gmShell(app) {
       <label class="field">${t("dice")} <input id="dice-input" type="text" inputmode="numeric"
         autocomplete="off" placeholder="dice: 12 7" aria-describedby="dice-hint"></label>
       <small id="dice-hint" class="muted">${t("dice_hint")}</small>
+      ${turnExtras()}
       <div id="gm-actions"></div>
       <h3>${t("reactions")}</h3>
       <div id="gm-pending"></div>
       <p id="gm-msg" class="form-msg" role="status"></p>
     </section>
+    ${conditionsShell()}
     <section class="card" aria-labelledby="add-title">
       <h2 id="add-title">${t("add_combatant")}</h2>
       <form id="add-form" class="grid-form" novalidate>
@@ -257,13 +262,14 @@ export function gmShell(app) {
         <label class="wide" id="sheet-label" hidden>${t("sheet")}
           <textarea name="sheet" id="add-sheet" rows="6" spellcheck="false" aria-describedby="sheet-error"></textarea>
           <span id="sheet-error" class="field-error" role="alert"></span></label>
+        ${hideShell()}
         <div class="wide"><button type="submit">${t("add")}</button>
           <span id="add-msg" class="form-msg" role="status"></span></div>
       </form>
     </section>
     <section class="card" aria-labelledby="adjust-title">
       <h2 id="adjust-title">${t("adjust")}</h2>
-      <form id="adjust-form" class="grid-form">
+      <form id="adjust-form" class="grid-form" novalidate>
         <label>${t("combatant")} <select name="combatant" id="adj-combatant"></select></label>
         <label>${t("resource")} <select name="resource" id="adj-resource"></select></label>
         <label>${t("delta")} <input name="delta" id="adj-delta" type="number" required value="-1"></label>
@@ -283,6 +289,7 @@ export function gmShell(app) {
     <section class="card" aria-labelledby="disputes-title">
       <h2 id="disputes-title">${t("disputes")}</h2>
       <div id="gm-disputes"></div>
+      <p id="disputes-msg" class="form-msg" role="status"></p>
     </section>
     <section class="card" aria-labelledby="export-title">
       <h2 id="export-title">${t("export")}</h2>
@@ -342,6 +349,8 @@ export function bindGm(app) {
     $("#add-sheet").removeAttribute("aria-invalid");
     const body = { type: "add_combatant", name: f.name.value.trim(), side: f.side.value.trim() };
     if (f.controller.value.trim()) body.controller = f.controller.value.trim();
+    const hidden = hiddenChosen();
+    if (hidden.length) body.hidden = hidden;
     if (f.preset.value) body.preset = f.preset.value;
     else {
       try { body.sheet = JSON.parse(f.sheet.value || "{}"); } catch (err) {
@@ -370,6 +379,13 @@ export function bindGm(app) {
   $("#adjust-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = e.target;
+    if (f.delta.value.trim() === "" || !Number.isInteger(Number(f.delta.value))) {
+      say($("#adjust-msg"), t("change_empty"), true);
+      f.delta.setAttribute("aria-invalid", "true");
+      f.delta.focus();
+      return;
+    }
+    f.delta.removeAttribute("aria-invalid");
     await app.send({ type: "adjust", combatant: f.combatant.value, resource: f.resource.value,
       delta: Number(f.delta.value), reason: f.reason.value || "GM" }, $("#adjust-msg"));
   });
@@ -404,6 +420,7 @@ export function bindGm(app) {
   for (const btn of $$("button[data-export]")) {
     btn.addEventListener("click", () => doExport(app, btn.dataset.export, btn.dataset.scope));
   }
+  bindTools(app);
 }
 
 /** The lines of the last turn (from the last turn start), as BBCode or Markdown. */
@@ -538,7 +555,7 @@ function renderDisputes(app, b) {
     patch($("#gm-disputes"), html`<p class="muted">${t("no_disputes")}</p>`);
     return;
   }
-  const stamp = `${b.dice.revealed.length}:${b.disputes.length}`;
+  const stamp = `${b.dice.revealed.length}:${b.disputes.length}:${b.disputes.filter((d) => d.answer).length}`;
   for (const d of b.disputes) {
     const key = `${d.roll}:${stamp}`;
     if (!audits.has(key)) {
@@ -551,12 +568,8 @@ function renderDisputes(app, b) {
   }
   patch($("#gm-disputes"), html`<ul class="disputes">${b.disputes.map((d) => {
     const a = audits.get(`${d.roll}:${stamp}`);
-    return html`<li data-roll="${d.roll}">
-      <button type="button" class="link" data-roll="${d.roll}">${t("roll_n", { n: d.roll })}</button>
-      ${t("disputed_by", { by: d.by, reason: d.reason })}
-      ${a ? html`<span class="dispute-detail">${a.actor_name}: <code>${a.expr}</code> ${a.faces.map((f) => html`<span class="die">${f}</span>`)}
-        ${a.check ? html` ${outcome(a.check.outcome)}` : ""} ${proofBadge(a.proof)}</span>` : ""}
-    </li>`;
+    return disputeItem(d, a, a ? html`<span class="dispute-detail">${a.actor_name}: <code>${a.expr}</code> ${a.faces.map((f) => html`<span class="die">${f}</span>`)}
+        ${a.check ? html` ${outcome(a.check.outcome)}` : ""} ${proofBadge(a.proof)}</span>` : "");
   })}</ul>`);
 }
 
@@ -570,9 +583,8 @@ export function renderGm(app, b) {
   patch($("#gm-pending"), b.pending.length
     ? b.pending.map((p) => reactionsHtml(app, b, p, true))
     : html`<p class="muted">${t("none_pending")}</p>`);
-  $("#btn-start").disabled = b.started || b.encounter.closed;
-  $("#btn-init").disabled = b.encounter.closed;
   $("#btn-close").disabled = b.encounter.closed;
   renderAdjust(app, b);
   renderDisputes(app, b);
+  renderTools(app, b);
 }

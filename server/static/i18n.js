@@ -1,4 +1,6 @@
 // UI strings in English and French; the choice is remembered in localStorage.
+import { CONSOLE_STRINGS } from "./i18n-console.js";
+
 const STRINGS = {
   en: {
     docs_title: "Fracas API", docs_intro: "Every HTTP route, generated from the server's types. The documents themselves:",
@@ -179,6 +181,8 @@ const STRINGS = {
     o_success: "réussite", o_failure: "échec", o_critical_success: "réussite critique", o_critical_failure: "échec critique", error: "Erreur",
   },
 };
+
+for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l]);
 
 const KEY = "fracas:lang";
 let current = (() => {

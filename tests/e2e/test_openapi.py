@@ -113,9 +113,10 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     stop_server(instance)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def world(server: Instance) -> Iterator[dict[str, Any]]:
-    """An encounter in combat (a Guard and a Bandit, one roll made) and a War."""
+    """An encounter in combat (a Guard and a Bandit, one roll made) and a War, fresh for
+    each test: the fuzzer may close or change them."""
     api = Api(server.base)
     made = api.create()
     eid, gm = made["id"], made["gm_token"]

@@ -298,7 +298,9 @@ def test_RK_26_a_combatant_who_left_the_rp_at_0_mana_can_no_longer_act(api: Api)
     events = t.act(a, "attack_magic", 90, target=b, rank="E")  # costs 5, fails
     defeated = [e["data"] for e in events if e["type"] == "combatant_defeated"]
     assert [d["rule"] for d in defeated] == ["RK-26"]
-    assert t.c(a)["out"] is not None and t.board()["actor"] == b
+    # One side left: no one is handed the turn, the board offers to close or continue.
+    shown = t.board()
+    assert t.c(a)["out"] is not None and shown["actor"] is None and shown["decided"] is True
     error = t.refused({"type": "act", "actor": a, "action": "luck"}, 10)
     assert (error["code"], error["rule"]) == ("rule_violation", "RK-26")
 

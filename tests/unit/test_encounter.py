@@ -12,7 +12,7 @@ from domain.dice import FixedRoller
 from domain.encounter import decide, open_encounter
 from domain.errors import Refused
 from domain.evolve import evolve, replay
-from domain.state import GM, EncounterState, Principal
+from domain.state import GM, Disputed, EncounterState, Principal
 
 ALICE = Principal("player", frozenset({"c2"}), "alice")
 SPECTATOR = Principal("spectator")
@@ -196,6 +196,8 @@ def test_resources_never_go_below_their_floor_and_zero_hp_is_down() -> None:
 def test_a_down_combatant_cannot_act() -> None:
     state = fight()
     run(state, c.Adjust(combatant="c1", resource="hp", delta=-100, reason="boulder"))
+    assert state.game.actor is None  # one side left: turns stop for the GM to decide
+    run(state, c.ContinueCombat())
     assert state.game.actor == "c2"
     run(state, c.EndTurn(actor="c2"))
     assert state.game.actor == "c2"
@@ -254,7 +256,7 @@ def test_a_free_roll_totals_its_modifier() -> None:
 def test_a_dispute_flags_an_existing_roll_only() -> None:
     state = fight()
     run(state, c.Dispute(roll=1, reason="too lucky"), who=ALICE)
-    assert state.ledger.disputes == [(1, "alice", "too lucky")]
+    assert state.ledger.disputes == [Disputed(1, "alice", "too lucky")]
     assert refused(state, c.Dispute(roll=99, reason="?"), who=ALICE).code == "not_found"
 
 

@@ -274,6 +274,7 @@ def test_before_the_fight_the_board_lists_combatants_by_side() -> None:
             "maxima": {"hp": 30},
             "out": None,
             "status": {},
+            "conditions": [],
             "hidden": [],
         },
         {
@@ -285,6 +286,7 @@ def test_before_the_fight_the_board_lists_combatants_by_side() -> None:
             "maxima": {"hp": 24},
             "out": None,
             "status": {},
+            "conditions": [],
             "hidden": [],
         },
     ]
@@ -401,7 +403,16 @@ def test_a_hidden_roll_is_on_the_gm_board_only() -> None:
         },
     ]
     assert [line["version"] for line in public["log"]][-1] == 11
-    assert gm["disputes"] == [{"roll": 3, "by": "gm", "reason": "too convenient"}]
+    assert gm["disputes"] == [
+        {
+            "roll": 3,
+            "by": "gm",
+            "by_name": "GM",
+            "reason": "too convenient",
+            "status": "open",
+            "answer": None,
+        }
+    ]
     assert public["disputes"] == []
     assert (gm["dice"]["rolls"], public["dice"]["rolls"]) == (3, 2)
     assert public["dice"]["commitments"]["hidden"] == commitment(HIDDEN)

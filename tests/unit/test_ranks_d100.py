@@ -253,7 +253,8 @@ def test_RK_26_at_0_mana_a_combatant_leaves_the_rp_and_can_no_longer_act() -> No
     t, a, b = duel(master(MANA_STAT="E", mana=5), master())
     out = t.act(a, "attack_magic", 90, target=b, rank="E")  # costs 5, fails
     assert [d.rule for d in of_type(out, ev.CombatantDefeated)] == ["RK-26"]
-    assert t.state.game.actor == b  # their turn ended with them
+    # Their turn ended with them, and with one side left no one is handed the next.
+    assert t.state.game.actor is None and t.state.game.last == a
     refusal = t.refused(cmd.Act(actor=a, action="luck"), 10)
     assert refusal.code == "rule_violation"
     assert refusal.rule == "RK-26"
@@ -682,11 +683,11 @@ def test_RK_66_a_chain_is_countered_only_by_as_long_a_chain() -> None:
 
 
 def test_RK_42_RK_68_a_flight_nobody_faster_can_block_succeeds() -> None:
-    t, a, b = duel(master(AGI="A"), master(AGI="A"))
+    t, a, _ = duel(master(AGI="A"), master(AGI="A"))
     out = t.act(a, "flee", 10)
     assert only_check(out).stat == "AGI"  # RK-42
     assert [d.rule for d in of_type(out, ev.CombatantDefeated)] == ["RK-68"]
-    assert t.state.game.actor == b
+    assert t.state.game.actor is None  # the fight is decided: it waits for the GM
 
 
 def test_RK_68_RK_69_a_faster_opponent_blocks_the_flight_and_may_still_attack() -> None:

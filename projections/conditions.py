@@ -1,0 +1,97 @@
+"""The words of the console's events: conditions, an answered dispute, a fight continued.
+
+Kept apart from the narrator so it moves with it; `describe` is called with a name
+lookup (combatant id -> name as the state knew it before the event) and gives the
+(English, French, extra fields) of a log line, or None for an event it does not word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from domain import events as ev
+
+__all__ = ["describe", "until_words"]
+
+Said = tuple[str, str, dict[str, Any]]
+
+
+def until_words(rounds: int | None, until: str) -> tuple[str, str]:
+    """How long a condition lasts, in words: "for 2 turns (ends at the end of its turn)"."""
+    if rounds is None:
+        return "until removed", "jusqu'à ce qu'on la retire"
+    start = until == "start_of_turn"
+    if rounds == 1:
+        return (
+            "until the start of its next turn" if start else "until the end of its turn",
+            "jusqu'au début de son prochain tour" if start else "jusqu'à la fin de son tour",
+        )
+    edge, edge_fr = ("start", "début") if start else ("end", "fin")
+    return (
+        f"for {rounds} turns (ends at the {edge} of its turn)",
+        f"pendant {rounds} tours (finit au {edge_fr} de son tour)",
+    )
+
+
+def describe(event: ev.Event, name: Callable[[str], str], hidden_rolls: set[int]) -> Said | None:
+    """The log line of a console event, or None if `event` is not one."""
+    match event:
+        case ev.ConditionApplied():
+            return _applied(event, name(event.combatant_id))
+        case ev.ConditionExpired():
+            who = name(event.combatant_id)
+            if event.reason == "out_of_fight":
+                en = f"{who}: {event.name} ends (out of the fight)"
+                fr = f"{who} : {event.name} prend fin (hors de combat)"
+            else:
+                en, fr = f"{who}: {event.name} wears off", f"{who} : {event.name} se dissipe"
+            return en, fr, {"actor": event.combatant_id}
+        case ev.ConditionRemoved():
+            who = name(event.combatant_id)
+            by, by_fr = ("GM", "Le MJ") if event.by_gm else ("", "")
+            if by:
+                return (
+                    f"GM removes {event.name} from {who}",
+                    f"{by_fr} retire {event.name} à {who}",
+                    {"actor": event.combatant_id},
+                )
+            return (
+                f"{who}: {event.name} ends",
+                f"{who} : {event.name} prend fin",
+                {"actor": event.combatant_id},
+            )
+        case ev.DisputeAnswered():
+            return (
+                f"GM answers the dispute of roll {event.seq}: {event.answer}",
+                f"Le MJ répond à la contestation du jet {event.seq} : {event.answer}",
+                {"hidden": event.seq in hidden_rolls},
+            )
+        case ev.CombatContinued():
+            why = f": {event.reason}" if event.reason else ""
+            why_fr = f" : {event.reason}" if event.reason else ""
+            return (
+                f"Only one side is standing; the GM goes on with the turns{why}",
+                f"Un seul camp reste debout ; le MJ poursuit les tours{why_fr}",
+                {},
+            )
+        case _:
+            return None
+
+
+def _applied(event: ev.ConditionApplied, who: str) -> Said:
+    lasts, lasts_fr = until_words(event.rounds, event.until)
+    by = "GM: " if event.by_gm else ""
+    by_fr = "MJ : " if event.by_gm else ""
+    en = f"{by}{who} gets {event.name}, {lasts}"
+    fr = f"{by_fr}{who} reçoit {event.name}, {lasts_fr}"
+    if event.modifier:
+        en += f", {event.modifier:+d} to checks"
+        fr += f", {event.modifier:+d} aux tests"
+    if event.rule:
+        en += f" ({event.rule})"
+        fr += f" ({event.rule})"
+    if event.note:
+        en += f": {event.note}"
+        fr += f" : {event.note}"
+    return en, fr, {"actor": event.combatant_id}

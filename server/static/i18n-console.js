@@ -1,0 +1,38 @@
+// Strings of the GM console's tools (conditions, card tools, initiative, the decided
+// fight, the closed banner, disputes), merged into i18n.js's tables.
+export const CONSOLE_STRINGS = {
+  en: {
+    conditions: "Conditions", condition: "Condition", cond_apply: "Apply condition",
+    cond_rounds: "Turns (empty: until removed)", cond_until: "Ends at", cond_end: "end of its turn",
+    cond_start: "start of its turn", cond_modifier: "Check modifier (optional)", cond_note: "Note (optional)",
+    cond_left: "{n} left", cond_until_removed: "until removed", cond_remove: "Remove {name}",
+    cond_name_needed: "A condition needs a name.", cond_rule_mod: "{mod} to checks",
+    quick_custom: "Custom change", quick_apply: "Apply", remove_combatant: "Remove",
+    remove_confirm: "Remove {name}?", hidden_at_add: "Hidden from players", none_to_hide: "no resource known yet",
+    move_up: "Move {name} up", move_down: "Move {name} down", order_hand: "Initiative order (by hand)",
+    why_started: "combat has started", why_closed: "the encounter is closed", why_no_combatants: "add at least two combatants",
+    decided: "Only {side} is left standing.", decided_hint: "Turns stop here: close the encounter and reveal the dice, or go on.",
+    continue_fight: "Continue", closed_banner: "Closed · dice revealed", verified_ok: "verified: chain and {n} rolls check out",
+    verified_bad: "verification FAILED: {problem}", verifying: "verifying…", audit_bundle: "Download the audit bundle (JSON)",
+    disputes_open: "{n} open dispute(s)", dispute_answer: "Answer", dispute_answer_label: "Your answer to roll #{n}",
+    dispute_answered: "answered: {answer}", dispute_open: "open", change_empty: "Enter a change, e.g. -3 or 5.",
+    undo_to_here: "Undo back to version {v}", undone: "undone",
+  },
+  fr: {
+    conditions: "États", condition: "État", cond_apply: "Appliquer l’état",
+    cond_rounds: "Tours (vide : jusqu’à retrait)", cond_until: "Finit au", cond_end: "fin de son tour",
+    cond_start: "début de son tour", cond_modifier: "Modificateur aux tests (facultatif)", cond_note: "Note (facultative)",
+    cond_left: "encore {n}", cond_until_removed: "jusqu’à retrait", cond_remove: "Retirer {name}",
+    cond_name_needed: "Un état a besoin d’un nom.", cond_rule_mod: "{mod} aux tests",
+    quick_custom: "Variation libre", quick_apply: "Appliquer", remove_combatant: "Retirer",
+    remove_confirm: "Retirer {name} ?", hidden_at_add: "Caché aux joueurs", none_to_hide: "aucune ressource connue",
+    move_up: "Monter {name}", move_down: "Descendre {name}", order_hand: "Ordre d’initiative (à la main)",
+    why_started: "le combat a commencé", why_closed: "la rencontre est close", why_no_combatants: "ajoutez au moins deux combattants",
+    decided: "Seul le camp {side} reste debout.", decided_hint: "Les tours s’arrêtent ici : clore la rencontre et révéler les dés, ou poursuivre.",
+    continue_fight: "Poursuivre", closed_banner: "Close · dés révélés", verified_ok: "vérifiée : chaîne et {n} jets conformes",
+    verified_bad: "vérification ÉCHOUÉE : {problem}", verifying: "vérification…", audit_bundle: "Télécharger le dossier d’audit (JSON)",
+    disputes_open: "{n} contestation(s) ouverte(s)", dispute_answer: "Répondre", dispute_answer_label: "Votre réponse au jet n° {n}",
+    dispute_answered: "répondu : {answer}", dispute_open: "ouverte", change_empty: "Saisissez une variation, ex. -3 ou 5.",
+    undo_to_here: "Revenir à la version {v}", undone: "annulé",
+  },
+};
