@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any
 
+import asyncpg
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -27,26 +29,30 @@ from projections import audit as auditing
 from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
-from server import db, ruletext
+from server import db, ratelimit, ruletext
 from server.campaigns import carry_back, open_in_war
 from server.campaigns import routes as campaign_routes
 from server.errors import (
+    RETRY_AFTER,
+    UNAVAILABLE,
     HTTPError,
     json_response,
     on_http_error,
     on_internal,
     on_refused,
     on_starlette_http,
+    on_unavailable,
     on_validation,
 )
 from server.hub import Hub
 from server.live import WsMessage, WsServerMessage, ws_encounter
 from server.metrics import Metrics
-from server.requests import bearer, body_of, service, view_role
+from server.requests import bearer, body_of, limit_creation, service, view_role
 from server.service import EncounterService, parse_id
 from server.simulate_api import routes as simulate_routes
 from server.store import PostgresEventStore
 
+log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"
 
 
@@ -89,6 +95,7 @@ def int_param(request: Request, name: str, default: int | None) -> int | None:
 
 async def create(request: Request) -> Response:
     body = msgspec.json.decode(await body_of(request), type=CreateEncounter)
+    limit_creation(request)
     if body.campaign is not None:  # the War's GM token; its characters join (server/campaigns)
         answer = await open_in_war(
             service(request), bearer(request), body.ruleset, body.name, body.settings, body.campaign
@@ -257,7 +264,13 @@ async def healthz(request: Request) -> Response:
     try:
         await request.app.state.pool.fetchval("SELECT 1")
     except Exception as e:  # any database failure means not healthy
-        return json_response({"status": "down", "database": str(e)}, 503)
+        # The driver's message names the database host and port: logged, not shown.
+        log.warning("healthz: database unreachable: %r", e)
+        return json_response(
+            {"status": "down", "database": "unreachable"},
+            503,
+            {"Retry-After": str(RETRY_AFTER)},
+        )
     return json_response({"status": "ok", "database": "ok"})
 
 
@@ -274,7 +287,13 @@ async def index(request: Request) -> Response:
 # --- the app -------------------------------------------------------------------------
 
 
-def create_app(database_url: str | None = None, home: Path | None = None) -> Starlette:
+def create_app(
+    database_url: str | None = None, home: Path | None = None, create_rate: int | None = None
+) -> Starlette:
+    """The app; `create_rate` is creations per minute per client address (None: from
+    $FRACAS_CREATE_RATE, else 60; 0: no limit)."""
+    per_minute = ratelimit.configured(create_rate)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         url, stop = db.resolve_database_url(database_url, home)
@@ -287,6 +306,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
             app.state.hub = Hub(store, app.state.metrics)
             app.state.hub.start()
             app.state.simulations = asyncio.Semaphore(2)  # POST /api/simulate, CPU-bound
+            app.state.creations = ratelimit.RateLimiter(per_minute)
             yield
             await app.state.hub.stop()
         finally:
@@ -328,6 +348,14 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         # skip it): a logged 500 in the JSON error shape. Anything else unexpected still
         # reaches the server's own 500 handling.
         ValueError: on_internal,
+        # The database out of reach (down, restarting, refusing connections): 503
+        # `unavailable` with Retry-After, in one place (server/errors.py).
+        **{cls: on_unavailable for cls in UNAVAILABLE},
+        asyncpg.InterfaceError: on_unavailable,
+        asyncpg.InternalClientError: on_unavailable,
+        # Anything else: still the JSON error shape (on_unavailable tells them apart,
+        # e.g. a failure raised from a lost connection).
+        Exception: on_unavailable,
     }
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
 

@@ -25,7 +25,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from server.app import create_app
 
-    app = create_app(args.database_url, fracas_home())
+    app = create_app(args.database_url, fracas_home(), args.create_rate)
     # A cold load allocates ~100k short-lived objects per 10,000 events; the default
     # young-generation threshold (700) runs the collector hundreds of times over them.
     # A larger one took a cold 10,000-event fold from ~120 ms to under 100 ms.
@@ -149,6 +149,14 @@ def parser() -> argparse.ArgumentParser:
     s = with_db(sub.add_parser("serve", help="serve the API, websockets and web UI"))
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
+    s.add_argument(
+        "--create-rate",
+        type=int,
+        default=None,
+        metavar="N",
+        help="encounters/Wars created per minute per client address (default"
+        " $FRACAS_CREATE_RATE, else 60; 0: no limit; behind a proxy: the proxy's address)",
+    )
     s.set_defaults(run=serve)
     d = with_db(sub.add_parser("demo", help="create a ready encounter and print its links"))
     d.add_argument("--ruleset", default="plain-d100")

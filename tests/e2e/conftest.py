@@ -36,9 +36,14 @@ class Instance:
 
 
 def start_server(
-    database_url: str, log_path: str | None = None, port: int | None = None
+    database_url: str,
+    log_path: str | None = None,
+    port: int | None = None,
+    create_rate: int = 0,
 ) -> Instance:
-    """`fracas serve` on `port` (a free one if not given); its output appends to log_path."""
+    """`fracas serve` on `port` (a free one if not given); its output appends to log_path.
+
+    `create_rate` is `--create-rate` (0, the tests' default: no limit on creations)."""
     port = port or free_port()
     log = open(log_path or os.devnull, "ab")  # noqa: SIM115 - closed in stop_server
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -53,6 +58,8 @@ def start_server(
             str(port),
             "--database-url",
             database_url,
+            "--create-rate",
+            str(create_rate),
         ],
         env=env,
         stdout=log,
