@@ -70,6 +70,11 @@ const STRINGS = {
     closed_note: "The encounter is closed; the dice seeds are revealed.", new_day: "New day",
     sheet_from_preset: "Sheet from preset", event: "Event", ok: "Done",
     o_success: "success", o_failure: "failure", o_critical_success: "critical success", o_critical_failure: "critical failure", error: "Error",
+
+    server_waiting: "Server unreachable: reconnecting… (the command will be sent again)",
+    unavailable: "The server cannot reach its database right now: try again in a few seconds.",
+    unreachable: "The server cannot be reached.",
+    rate_limited: "Too many new encounters from this address: try again in {s} s.",
   },
   fr: {
     war: "Guerre", war_gm: "MJ de la Guerre", war_start_title: "Lancer une Guerre", war_start: "Lancer la Guerre", war_name: "Nom de la Guerre",
@@ -141,6 +146,11 @@ const STRINGS = {
     closed_note: "La rencontre est close ; les graines des dés sont révélées.", new_day: "Nouveau jour",
     sheet_from_preset: "Fiche du modèle", event: "Événement", ok: "Fait",
     o_success: "réussite", o_failure: "échec", o_critical_success: "réussite critique", o_critical_failure: "échec critique", error: "Erreur",
+
+    server_waiting: "Serveur injoignable : reconnexion… (la commande sera renvoyée)",
+    unavailable: "Le serveur n'atteint pas sa base de données pour l'instant : réessayez dans quelques secondes.",
+    unreachable: "Le serveur est injoignable.",
+    rate_limited: "Trop de nouvelles rencontres depuis cette adresse : réessayez dans {s} s.",
   },
 };
 
