@@ -80,12 +80,17 @@ def top_growth(first: Path, last: Path, limit: int = 12) -> list[dict[str, Any]]
     out = []
     for s in stats[:limit]:
         frames = [f"{'/'.join(f.filename.split('/')[-2:])}:{f.lineno}" for f in s.traceback]
-        ours = [fr for fr in frames if "site-packages" not in fr][-4:]
+        # Oldest frame first: the allocation itself, then our own callers of it.
+        full = [f.filename for f in s.traceback]
+        ours = [fr for fr, name in zip(frames, full, strict=True) if "site-packages" not in name]
+        shown = list(reversed(ours[-4:] or frames[-4:]))
+        if frames[-1] not in shown:
+            shown.insert(0, frames[-1])
         out.append(
             {
                 "kib": round(s.size_diff / 1024, 1),
                 "count": s.count_diff,
-                "where": " <- ".join(reversed(ours or frames[-4:])),
+                "where": " <- ".join(shown),
             }
         )
     return out
