@@ -229,6 +229,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def start(url: str, logdir: Path, traced: str | None) -> live.Proc:
+    os.environ["FRACAS_CREATE_RATE"] = "0"  # the soak opens its encounters at once
     if not traced:
         return await live.start_fracas(url, "soak", logdir)
     Path(traced).mkdir(parents=True, exist_ok=True)
