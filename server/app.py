@@ -345,8 +345,7 @@ def create_app(
         msgspec.DecodeError: on_validation,
         HTTPException: on_starlette_http,
         # A stored event the code cannot fold (the projection stops there rather than
-        # skip it): a logged 500 in the JSON error shape. Anything else unexpected still
-        # reaches the server's own 500 handling.
+        # skip it): a logged 500 in the JSON error shape.
         ValueError: on_internal,
         # The database out of reach (down, restarting, refusing connections): 503
         # `unavailable` with Retry-After, in one place (server/errors.py).
