@@ -24,10 +24,12 @@ def fracas(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
 
 
 def test_serve_with_no_database_configured_starts_embedded_and_keeps_its_data(
-    tmp_path: Path,
+    scratch_dir: Path,
 ) -> None:
+    # scratch_dir, not tmp_path: as root the embedded server runs as `pgserver`, and any
+    # other pytest session on the machine may chmod /tmp/pytest-of-root to 0700 meanwhile.
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TEST_DATABASE_URL")}
-    env["FRACAS_HOME"] = str(tmp_path / "home")
+    env["FRACAS_HOME"] = str(scratch_dir / "home")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
 
