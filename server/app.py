@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -29,26 +31,29 @@ from projections import audit as auditing
 from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
-from server import db, openapi, ruletext
+from server import db, openapi, ratelimit, ruletext
 from server.api_types import CreateEncounter
 from server.bounds import whole_param
 from server.campaigns import open_in_war, settling
 from server.campaigns import routes as campaign_routes
 from server.dice_api import routes as dice_routes
 from server.errors import (
+    RETRY_AFTER,
+    UNAVAILABLE,
     HTTPError,
     json_response,
     on_http_error,
     on_internal,
     on_refused,
     on_starlette_http,
+    on_unavailable,
     on_validation,
 )
 from server.hub import Hub
 from server.live import WsMessage, WsServerMessage, ws_encounter
 from server.live_war import ws_campaign
 from server.metrics import Metrics
-from server.requests import bearer, body_of, service, view_role
+from server.requests import bearer, body_of, limit_creation, service, view_role
 from server.service import CommandKey, EncounterService, Replayed, parse_id
 from server.simulate_api import routes as simulate_routes
 from server.store import PostgresEventStore
@@ -58,6 +63,7 @@ from server.webhook_delivery import Settings as WebhookSettings
 from server.webhook_delivery import Webhooks
 from server.webhooks import routes as webhook_routes
 
+log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"
 
 
@@ -85,6 +91,7 @@ def int_param(request: Request, name: str, default: int | None) -> int | None:
 
 async def create(request: Request) -> Response:
     body = msgspec.json.decode(await body_of(request), type=CreateEncounter)
+    limit_creation(request)
     if body.campaign is not None:  # the War's GM token; its characters join (server/campaigns)
         answer = await open_in_war(
             service(request), bearer(request), body.ruleset, body.name, body.settings, body.campaign
@@ -259,7 +266,13 @@ async def healthz(request: Request) -> Response:
     try:
         await request.app.state.pool.fetchval("SELECT 1")
     except Exception as e:  # any database failure means not healthy
-        return json_response({"status": "down", "database": str(e)}, 503)
+        # The driver's message names the database host and port: logged, not shown.
+        log.warning("healthz: database unreachable: %r", e)
+        return json_response(
+            {"status": "down", "database": "unreachable"},
+            503,
+            {"Retry-After": str(RETRY_AFTER)},
+        )
     return json_response({"status": "ok", "database": "ok"})
 
 
@@ -288,7 +301,13 @@ async def asyncapi_json(request: Request) -> Response:
 # --- the app -------------------------------------------------------------------------
 
 
-def create_app(database_url: str | None = None, home: Path | None = None) -> Starlette:
+def create_app(
+    database_url: str | None = None, home: Path | None = None, create_rate: int | None = None
+) -> Starlette:
+    """The app; `create_rate` is creations per minute per client address (None: from
+    $FRACAS_CREATE_RATE, else 60; 0: no limit)."""
+    per_minute = ratelimit.configured(create_rate)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         url, stop = db.resolve_database_url(database_url, home)
@@ -305,6 +324,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
             app.state.webhooks = Webhooks(pool, store, WebhookSettings.from_env())
             app.state.webhooks.start()
             app.state.simulations = asyncio.Semaphore(2)  # POST /api/simulate, CPU-bound
+            app.state.creations = ratelimit.RateLimiter(per_minute)
             yield
             await app.state.webhooks.stop()
             await app.state.revocations.stop()
@@ -352,12 +372,16 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         msgspec.DecodeError: on_validation,
         HTTPException: on_starlette_http,
         # A stored event the code cannot fold (the projection stops there rather than
-        # skip it): a logged 500 in the JSON error shape. Anything else unexpected still
-        # reaches the server's own 500 handling.
+        # skip it): a logged 500 in the JSON error shape.
         ValueError: on_internal,
-        # The last resort: whatever else fails is logged with its traceback and answered
-        # in the JSON error shape, never starlette's plain-text 500.
-        Exception: on_internal,
+        # The database out of reach (down, restarting, refusing connections): 503
+        # `unavailable` with Retry-After, in one place (server/errors.py).
+        **{cls: on_unavailable for cls in UNAVAILABLE},
+        asyncpg.InterfaceError: on_unavailable,
+        asyncpg.InternalClientError: on_unavailable,
+        # Anything else: still the JSON error shape (on_unavailable tells them apart,
+        # e.g. a failure raised from a lost connection).
+        Exception: on_unavailable,
     }
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
 

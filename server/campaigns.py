@@ -43,7 +43,7 @@ from domain.rules.ranks_settings import SETTINGS
 from domain.state import GM, EncounterState
 from server import auth
 from server.errors import HTTPError, json_response
-from server.requests import bearer, body_of, service
+from server.requests import bearer, body_of, limit_creation, service
 from server.service import EncounterService, Then, envelope, parse_id
 from server.store import ConcurrencyError, NewEvent, Recorded
 
@@ -226,6 +226,7 @@ async def create_campaign(request: Request) -> Response:
     if body.ruleset != RULESET:
         raise RuleViolation(f"a War is played under {RULESET}, not {body.ruleset!r}", "RK-AMB-9")
     check_settings(REGISTRY[RULESET], {k: v for k, v in body.settings.items() if k in SETTINGS})
+    limit_creation(request)
     svc = service(request)
     campaign_id = str(uuid.uuid4())
     events = war.open_war(campaign_id, body.name, dict(body.settings))

@@ -36,7 +36,7 @@ def serve(args: argparse.Namespace) -> int:
     from server.ws_transport import protocol
 
     _announce(args)
-    app = create_app(args.database_url, fracas_home())
+    app = create_app(args.database_url, fracas_home(), args.create_rate)
     # A cold load allocates ~100k short-lived objects per 10,000 events; the default
     # young-generation threshold (700) runs the collector hundreds of times over them.
     # A larger one took a cold 10,000-event fold from ~120 ms to under 100 ms.
@@ -249,6 +249,14 @@ def parser() -> argparse.ArgumentParser:
         default=5.0,
         metavar="SECONDS",
         help="reset a websocket whose client leaves its updates unread this long (default 5)",
+    )
+    s.add_argument(
+        "--create-rate",
+        type=int,
+        default=None,
+        metavar="N",
+        help="encounters/Wars created per minute per client address (default"
+        " $FRACAS_CREATE_RATE, else 60; 0: no limit; behind a proxy: the proxy's address)",
     )
     s.set_defaults(run=serve)
     d = sub.add_parser("demo", help="create a ready encounter on a running server, print its links")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import asyncpg
 import msgspec
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
+from starlette.websockets import WebSocket
 
 from domain.errors import Refused
 
@@ -17,11 +19,14 @@ log = logging.getLogger(__name__)
 class HTTPError(Exception):
     """An error the adapters raise directly (auth, body size, bad JSON)."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.headers = headers
 
 
 def error_body(code: str, message: str, rule: str | None = None) -> dict[str, Any]:
@@ -31,17 +36,82 @@ def error_body(code: str, message: str, rule: str | None = None) -> dict[str, An
     return {"error": err}
 
 
-def json_response(body: Any, status: int = 200) -> Response:
-    return Response(msgspec.json.encode(body), status, media_type="application/json")
+def json_response(
+    body: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
+    return Response(
+        msgspec.json.encode(body), status, headers=headers, media_type="application/json"
+    )
 
 
-def error_response(status: int, code: str, message: str, rule: str | None = None) -> Response:
-    return json_response(error_body(code, message, rule), status)
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    rule: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    return json_response(error_body(code, message, rule), status, headers)
+
+
+# --- the database out of reach ---------------------------------------------------------
+
+RETRY_AFTER = 2  # seconds a client is told to wait while the database is out of reach
+
+# What the driver raises while PostgreSQL is down, starting, stopping or restarting:
+# connection failures (SQLSTATE class 08, a connection that vanished mid-query), the
+# server refusing connections for now (57P03) or shutting them down (57P01, 57P02), too
+# many connections, and the socket errors of a pool that cannot (re)connect (refused, no
+# Unix socket file, timeouts: all OSError). A closed connection or pool is an
+# InterfaceError whose message says so; other InterfaceErrors are bugs and stay 500s.
+UNAVAILABLE: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.TooManyConnectionsError,
+    OSError,
+)
+
+
+# A connection the server terminated while a query was being prepared on it can surface
+# as InternalClientError ("cannot switch to state ...; another operation is in
+# progress"), seen here on PostgreSQL's fast shutdown. It can also be a bug in our use of
+# a connection, so it is logged with its traceback, but answered 503: a retry with the
+# same Idempotency-Key is safe either way.
+DRIVER_STATE = asyncpg.InternalClientError
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether `exc` (or what it was raised from) means the database is out of reach."""
+    seen = 0
+    at: BaseException | None = exc
+    while at is not None and seen < 8:
+        if isinstance(at, UNAVAILABLE):
+            return True
+        if isinstance(at, asyncpg.InterfaceError) and (
+            "closed" in str(at) or "closing" in str(at)
+        ):
+            return True
+        if isinstance(at, asyncpg.InternalClientError):
+            return True  # see DRIVER_STATE below
+        at = at.__cause__ or at.__context__
+        seen += 1
+    return False
+
+
+def unavailable_response() -> Response:
+    return error_response(
+        503,
+        "unavailable",
+        "the database is out of reach; retry after a few seconds (same Idempotency-Key)",
+        headers={"Retry-After": str(RETRY_AFTER)},
+    )
 
 
 async def on_http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPError)
-    return error_response(exc.status, exc.code, exc.message)
+    return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
 
 
 async def on_refused(request: Request, exc: Exception) -> Response:
@@ -63,7 +133,27 @@ async def on_starlette_http(request: Request, exc: Exception) -> Response:
     return response
 
 
-async def on_internal(request: Request, exc: Exception) -> Response:
+async def on_unavailable(conn: HTTPConnection, exc: Exception) -> Response | None:
+    """The database is out of reach: 503 `unavailable` with Retry-After (a websocket is
+    closed 1013, try again later). Anything else that reaches here is a real 500."""
+    if not unavailable(exc):
+        return await on_internal(conn, exc)
+    # The driver's message names the database host and port: the log has it, the
+    # client does not.
+    if isinstance(exc, DRIVER_STATE):
+        log.error("driver state error on %s", conn.url.path, exc_info=exc)
+    else:
+        log.warning("database unavailable on %s: %r", conn.url.path, exc)
+    if isinstance(conn, WebSocket):
+        await conn.close(code=1013)
+        return None
+    return unavailable_response()
+
+
+async def on_internal(conn: HTTPConnection, exc: Exception) -> Response | None:
     """An unexpected failure: logged, and a 500 in the JSON error shape, no internals."""
-    log.error("request %s %s failed", request.method, request.url.path, exc_info=exc)
+    log.error("request %s failed", conn.url.path, exc_info=exc)
+    if isinstance(conn, WebSocket):
+        await conn.close(code=1011)
+        return None
     return error_response(500, "internal", "the server failed on this request; it was logged")

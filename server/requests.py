@@ -8,6 +8,7 @@ from starlette.websockets import WebSocket
 from domain.state import Principal
 from server.bounds import check_json
 from server.errors import HTTPError
+from server.ratelimit import RateLimiter
 from server.service import EncounterService
 
 MAX_BODY = 1 << 20
@@ -41,6 +42,22 @@ def bearer(request: Request) -> str | None:
 def service(request: Request | WebSocket) -> EncounterService:
     svc: EncounterService = request.app.state.service
     return svc
+
+
+def limit_creation(request: Request) -> None:
+    """Count one creation against the caller's address (server/ratelimit.py), or 429."""
+    limiter: RateLimiter = request.app.state.creations
+    address = request.client.host if request.client else "unknown"
+    wait = limiter.take(address)
+    if wait > 0:
+        seconds = limiter.retry_after(wait)
+        raise HTTPError(
+            429,
+            "rate_limited",
+            f"at most {limiter.per_minute} encounters or Wars per minute from one address;"
+            f" retry in {seconds} s",
+            headers={"Retry-After": str(seconds)},
+        )
 
 
 def view_role(who: Principal) -> str:

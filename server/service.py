@@ -31,11 +31,14 @@ from domain.state import EncounterState, Principal
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server import auth
+from server.lru import Lru
 from server.metrics import Metrics
 from server.store import ConcurrencyError, NewEvent, PostgresEventStore, Recorded
 
 RETRIES = 10
-CACHE_SIZE = 512
+CACHE_SIZE = 512  # folded projections kept (one per recently used encounter)
+SEEDS_SIZE = 4096  # encounters whose dice seeds are kept (32 bytes each, two per encounter)
+LOCKS_SIZE = 2 * CACHE_SIZE  # per-stream load locks; a held or awaited one is never dropped
 KEEP_LINES = 1000  # log lines a cached projection keeps (the board shows 100)
 
 
@@ -111,12 +114,15 @@ class EncounterService:
         self.pool = pool
         self.store = store
         self.metrics = metrics
+        # Every per-encounter map is bounded: a request for an encounter that does not
+        # exist (any uuid) must not leave an entry behind for good.
         self._cache: OrderedDict[str, Projection] = OrderedDict()
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: Lru[str, asyncio.Lock] = Lru(LOCKS_SIZE, keep=asyncio.Lock.locked)
+        # Only the locks of commands in flight: an entry goes with its last user.
         self._writers: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
-        self._seeds: dict[str, dict[str, bytes]] = {}
+        self._seeds: Lru[str, dict[str, bytes]] = Lru(SEEDS_SIZE)
 
     # --- reading -------------------------------------------------------------------------
     async def load(self, encounter_id: str) -> Projection:
@@ -133,6 +139,9 @@ class EncounterService:
                 self._cache.pop(stream, None)
                 raise
             if proj.version == 0:
+                # Not cached, so the lock guards nothing shared: forget it (a load that
+                # starts meanwhile folds its own fresh projection).
+                self._locks.pop(stream, None)
                 raise NotFound(f"no encounter {encounter_id}")
             self._cache[stream] = proj
             self._cache.move_to_end(stream)

@@ -24,7 +24,7 @@ from domain.events import event_data
 from domain.rules import REGISTRY
 from domain.simulate import Summary, buckets, narrate, simulate
 from server.errors import HTTPError, json_response
-from server.requests import body_of, service
+from server.requests import body_of, limit_creation, service
 from server.simulation import SIMULATE_RULESETS, UsageError, save_fight, simulation_report
 
 MAX_FIGHTS = 2000
@@ -147,6 +147,8 @@ async def post_simulate(request: Request) -> Response:
             "NA-37",
         )
     (a, name_a), (b, name_b) = fighter("a", body.a, rules), fighter("b", body.b, rules)
+    if body.save:  # a saved fight is an encounter like any other (and issues a token)
+        limit_creation(request)
     if name_a == name_b:
         name_a, name_b = f"{name_a} A", f"{name_b} B"
     names = (name_a, name_b)

@@ -1,4 +1,13 @@
 // The HTTP API (CONTRACT section 3). Errors carry the server's code and message.
+//
+// While the server or its database is out of reach (a network error, or 503
+// `unavailable` with Retry-After), reads and keyed commands are sent again after the
+// wait the server asks for, with the same Idempotency-Key, so a command that did land
+// is answered, not applied twice; a banner says "reconnecting" meanwhile, as the live
+// feed does. Other writes (creations, War commands) are not repeated behind the user's
+// back: their error says to try again.
+import { t } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(status, code, message, rule) {
     super(message);
@@ -13,23 +22,64 @@ function key() {
   return `${Date.now()}-${Math.random().toString(16).slice(2)}`;
 }
 
+const RETRIES = 40; // bounded: about a minute and a half at the server's Retry-After
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+let waiting = 0; // requests now waiting for the server
+
+function banner(delta) {
+  waiting += delta;
+  let el = document.getElementById("reconnecting");
+  if (!el) {
+    el = document.createElement("div");
+    el.id = "reconnecting";
+    el.className = "reconnecting";
+    el.setAttribute("role", "status");
+    el.setAttribute("aria-live", "polite");
+    document.body.append(el);
+  }
+  el.textContent = t("server_waiting");
+  el.hidden = waiting <= 0;
+}
+
+function retryAfter(res, attempt) {
+  const s = Number(res && res.headers.get("Retry-After"));
+  if (Number.isFinite(s) && s > 0) return Math.min(s, 30) * 1000;
+  return Math.min(250 * 2 ** attempt, 2000); // no answer at all: back off as the live feed does
+}
+
 export async function request(method, path, { token, body, text, idempotent } = {}) {
   const headers = {};
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (idempotent) headers["Idempotency-Key"] = key();
-  let res;
+  if (idempotent) headers["Idempotency-Key"] = key(); // one key for every retry below
+  const retryable = method === "GET" || idempotent;
+  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+  let shown = false;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new ApiError(0, "network", "the server cannot be reached");
+    for (let attempt = 0; ; attempt += 1) {
+      let res = null;
+      try { res = await fetch(path, init); } catch { res = null; }
+      const down = res === null || res.status === 503;
+      if (down && retryable && attempt < RETRIES) {
+        if (!shown) { shown = true; banner(1); }
+        await sleep(retryAfter(res, attempt));
+        continue;
+      }
+      if (res === null) throw new ApiError(0, "network", t("unreachable"));
+      if (!res.ok) {
+        let err = {};
+        try { err = (await res.json()).error || {}; } catch { err = {}; }
+        const code = err.code || "http";
+        let message = err.message || res.statusText;
+        if (code === "unavailable") message = t("unavailable");
+        if (code === "rate_limited") message = t("rate_limited", { s: res.headers.get("Retry-After") || "60" });
+        throw new ApiError(res.status, code, message, err.rule);
+      }
+      return text ? res.text() : res.json();
+    }
+  } finally {
+    if (shown) banner(-1);
   }
-  if (!res.ok) {
-    let err = {};
-    try { err = (await res.json()).error || {}; } catch { err = {}; }
-    throw new ApiError(res.status, err.code || "http", err.message || res.statusText, err.rule);
-  }
-  return text ? res.text() : res.json();
 }
 
 export const api = {

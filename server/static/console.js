@@ -548,20 +548,34 @@ function renderAdjust(app, b) {
   setOptions($("#adj-resource"), c ? Object.keys(c.resources).map((k) => [k, k]) : []);
 }
 
+// Roll audits of the disputed rolls, by "roll:stamp" (a reveal or a new dispute changes
+// the stamp and makes them stale). Bounded: entries of an older stamp are dropped at each
+// render, and at most AUDITS (or one per dispute on the board) are kept, least recent first.
+const AUDITS = 256;
 const audits = new Map();
+
+function remember(key, value, cap) {
+  audits.delete(key);
+  audits.set(key, value);
+  while (audits.size > cap) audits.delete(audits.keys().next().value);
+}
 
 function renderDisputes(app, b) {
   if (!b.disputes.length) {
+    audits.clear();
     patch($("#gm-disputes"), html`<p class="muted">${t("no_disputes")}</p>`);
     return;
   }
   const stamp = `${b.dice.revealed.length}:${b.disputes.length}:${b.disputes.filter((d) => d.answer).length}`;
+  const cap = Math.max(AUDITS, b.disputes.length);
+  for (const k of [...audits.keys()]) if (!k.endsWith(`:${stamp}`)) audits.delete(k);
   for (const d of b.disputes) {
     const key = `${d.roll}:${stamp}`;
     if (!audits.has(key)) {
-      audits.set(key, null);
+      remember(key, null, cap);
       api.roll(app.id, app.token, d.roll).then((a) => {
-        audits.set(key, a);
+        if (!audits.has(key)) return; // stale by now
+        remember(key, a, cap);
         renderDisputes(app, app.shown());
       }).catch(() => audits.delete(key));
     }

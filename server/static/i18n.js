@@ -90,6 +90,11 @@ const STRINGS = {
     closed_note: "The encounter is closed; the dice seeds are revealed.", new_day: "New day",
     sheet_from_preset: "Sheet from preset", event: "Event", ok: "Done",
     o_success: "success", o_failure: "failure", o_critical_success: "critical success", o_critical_failure: "critical failure", error: "Error",
+
+    server_waiting: "Server unreachable: reconnecting… (the command will be sent again)",
+    unavailable: "The server cannot reach its database right now: try again in a few seconds.",
+    unreachable: "The server cannot be reached.",
+    rate_limited: "Too many new encounters from this address: try again in {s} s.",
   },
   fr: {
     docs_title: "API de Fracas", docs_intro: "Toutes les routes HTTP, générées depuis les types du serveur. Les documents eux-mêmes :",
@@ -179,6 +184,11 @@ const STRINGS = {
     closed_note: "La rencontre est close ; les graines des dés sont révélées.", new_day: "Nouveau jour",
     sheet_from_preset: "Fiche du modèle", event: "Événement", ok: "Fait",
     o_success: "réussite", o_failure: "échec", o_critical_success: "réussite critique", o_critical_failure: "échec critique", error: "Erreur",
+
+    server_waiting: "Serveur injoignable : reconnexion… (la commande sera renvoyée)",
+    unavailable: "Le serveur n'atteint pas sa base de données pour l'instant : réessayez dans quelques secondes.",
+    unreachable: "Le serveur est injoignable.",
+    rate_limited: "Trop de nouvelles rencontres depuis cette adresse : réessayez dans {s} s.",
   },
 };
 

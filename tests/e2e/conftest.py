@@ -40,9 +40,12 @@ def start_server(
     log_path: str | None = None,
     port: int | None = None,
     options: Sequence[str] = (),
+    create_rate: int = 0,
 ) -> Instance:
     """`fracas serve` on `port` (a free one if not given) with more command line `options`;
-    its output appends to log_path."""
+    its output appends to log_path.
+
+    `create_rate` is `--create-rate` (0, the tests' default: no limit on creations)."""
     port = port or free_port()
     log = open(log_path or os.devnull, "ab")  # noqa: SIM115 - closed in stop_server
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -58,6 +61,8 @@ def start_server(
             "--database-url",
             database_url,
             *options,
+            "--create-rate",
+            str(create_rate),
         ],
         env=env,
         stdout=log,

@@ -59,13 +59,15 @@ def closed_port_url(password: str = "hunter2") -> str:
 
 
 def test_serve_with_no_database_configured_starts_embedded_and_keeps_its_data(
-    tmp_path: Path,
+    scratch_dir: Path,
 ) -> None:
+    # scratch_dir, not tmp_path: as root the embedded server runs as `pgserver`, and any
+    # other pytest session on the machine may chmod /tmp/pytest-of-root to 0700 meanwhile.
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "TEST_DATABASE_URL")}
-    env["FRACAS_HOME"] = str(tmp_path / "home")
+    env["FRACAS_HOME"] = str(scratch_dir / "home")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    out = tmp_path / "serve.out"
+    out = scratch_dir / "serve.out"
 
     def serve() -> subprocess.Popen[bytes]:
         with out.open("wb") as log:
@@ -99,7 +101,7 @@ def test_serve_with_no_database_configured_starts_embedded_and_keeps_its_data(
     finally:
         stop(first)
     said = out.read_text().splitlines()
-    home = (tmp_path / "home").resolve()
+    home = (scratch_dir / "home").resolve()
     assert said[:2] == [f"Fracas on {base}/", f"data: embedded PostgreSQL in {home}/pgdata"]
     second = serve()
     try:
