@@ -48,7 +48,7 @@ def variants(entry: dict[str, Any], rules: RuleSystem) -> Iterator[dict[str, Any
             else:  # a number field, e.g. a distance in metres
                 yield {key: 0}
                 yield {key: 30}
-    if "cost" in entry and rules.id == "d100-tcs":
+    if rules.turn == "two_declared" and kind_of(entry, rules) == "action":
         for second in rules.actions:
             yield {"then": {"action": second}}
             yield {"then": {"action": second, "target": "c2", "options": {}}}
