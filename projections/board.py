@@ -139,7 +139,8 @@ def _pending(state: EncounterState) -> list[dict[str, Any]]:
 
 def _legal(state: EncounterState, gm: bool) -> dict[str, list[dict[str, Any]]]:
     """What the current actor and every pending target may do now, with each cost and its
-    odds. The public board leaves out what a cost would leave of a GM-only resource."""
+    odds. The public board leaves out what a cost would leave of a GM-only resource, and
+    the odds computed from one (`reads`)."""
     rules = REGISTRY.get(state.ledger.ruleset)
     if rules is None:
         return {}
@@ -156,5 +157,8 @@ def _legal(state: EncounterState, gm: bool) -> dict[str, list[dict[str, Any]]]:
             for cost in entry.get("cost", []):
                 if cost["unit"] in secret:
                     cost.pop("left", None)
+            if secret & set(entry.pop("reads", [])):
+                entry.pop("chance", None)
+                entry.pop("threshold", None)
         out[cid] = entries
     return out

@@ -126,6 +126,8 @@ class LegalAction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     the action's test succeeds, where the system can tell it from the state alone: the
     roll `die` under (or at) `threshold` on `stat`, for the first listed target and the
     default options. None when nothing is rolled, or it depends on what is not known yet.
+    `reads` names the resources the odds are computed from (ranks-d100's health malus
+    reads `hp`): a view that hides one of them hides the odds too (projections/board.py).
     """
 
     action: str
@@ -141,6 +143,7 @@ class LegalAction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     stat: str | None = None
     threshold: int | None = None
     die: str | None = None
+    reads: list[str] = []
 
 
 @dataclass(frozen=True)

@@ -34,13 +34,15 @@ def odds(me: Combatant, stat: str, cfg: Mapping[str, Any],
     if rank.half < 0 and not switched:
         final -= 10
     final += int(me.status.get("luck") or 0) + int(me.status.get("crit_now", 0))
+    reads = []
     if stat in cfg["health_malus.stats"]:
         final += health_malus(me.resources["hp"])
+        reads.append("hp")
     if cfg["threshold.clamp"]:
         final = min(100, max(1, final))
     chance = percent_under(final, 100, always=int(cfg["crit.success_max"]),
                            never_from=int(cfg["crit.fail_min"]))  # fmt: skip
-    return {"chance": chance, "stat": stat, "threshold": final, "die": "d100"}
+    return {"chance": chance, "stat": stat, "threshold": final, "die": "d100", "reads": reads}
 
 
 def _attack_extras(me: Combatant, action: str, cfg: Mapping[str, Any],

@@ -10,12 +10,16 @@ import msgspec
 
 from domain import commands as cmd
 from domain import events as ev
+from domain.dice import FixedRoller
+from domain.encounter import open_encounter
 from domain.rules import REGISTRY
 from domain.rules.base import percent_under
+from domain.state import EncounterState
 from tests.unit import test_d20_na as na
 from tests.unit import test_ranks_support as rk
 from tests.unit import test_tcs_support as tc
-from tests.unit.test_projections import fight
+from tests.unit.test_projections import ENCOUNTER, fight
+from tests.unit.test_projections import Table as BoardTable
 
 
 def listed(ruleset: str, game: Any, cid: str, settings: dict[str, Any] | None = None) -> Any:
@@ -174,6 +178,32 @@ def test_RK_59_a_defense_on_END_shows_the_END_odds() -> None:
     entries = listed("ranks-d100", t.state.game, b)
     assert entries["defend_end"]["reaction"]
     assert odds(entries["defend_end"]) == (60, "END", 60, "d100")
+
+
+class RanksBoard(BoardTable):
+    """A ranks-d100 encounter kept as chained envelopes, for its board per role."""
+
+    def __init__(self, faces: list[int]) -> None:
+        self.state = EncounterState()
+        self.envelopes: list[dict[str, Any]] = []
+        self.dice = FixedRoller(faces)
+        self.record(open_encounter(ENCOUNTER, "ranks-d100", "Hidden pools", {}, {}))
+
+
+def test_RK_44_RK_70_the_public_board_hides_what_a_cost_leaves_of_a_hidden_pool() -> None:
+    table = RanksBoard([99, 1])
+    table.do(cmd.AddCombatant(name="A", side="a", sheet=rk.master(), hidden=["mana", "hp"]))
+    table.do(cmd.AddCombatant(name="B", side="b", sheet=rk.master()))
+    table.do(cmd.StartCombat())
+    gm, public = table.board("gm")["legal"]["c1"], table.board("public")["legal"]["c1"]
+    magic = {e["action"]: e for e in gm}["attack_magic"]
+    shown = {e["action"]: e for e in public}["attack_magic"]
+    assert magic["cost"][0]["left"] is not None and "reads" not in magic
+    assert shown["cost"] == [{"amount": magic["cost"][0]["amount"], "unit": "mana"}]
+    # RK-70: the odds of a MANA_STAT roll read the HP, hidden here: the public board
+    # leaves them out; a Luck roll (LCK) reads no HP and keeps them.
+    assert "chance" not in shown and "threshold" not in shown and magic["chance"] == 50
+    assert {e["action"]: e for e in public}["luck"]["chance"] == 50
 
 
 # --- d100-tcs -----------------------------------------------------------------------------
