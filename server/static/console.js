@@ -196,7 +196,6 @@ function declareBody(app, cid) {
     options.then = then;
   }
   if (Object.keys(options).length) body.options = options;
-  drafts.delete(cid);
   return body;
 }
 
@@ -268,7 +267,8 @@ function bindCommands(app, root, msgEl) {
     } else if (btn.dataset.end) {
       body = { type: "end_turn", actor: btn.dataset.end };
     }
-    if (body) await app.send(body, msgEl);
+    // A declared turn's draft goes once the server took it; a refusal keeps it to change.
+    if (body && (await app.send(body, msgEl)) && btn.dataset.declare) drafts.delete(btn.dataset.declare);
   });
 }
 
