@@ -115,6 +115,4 @@ def test_the_walk_sees_an_import_inside_a_function_and_the_cycle_it_closes(
     edges = graph(tmp_path, "pkg")
     assert edges["pkg.rules.system"] == {"pkg.encounter"}
     assert edges["pkg.typed"] == set()
-    assert cycles(edges) == [
-        ["pkg.encounter", "pkg.rules", "pkg.rules.system", "pkg.encounter"]
-    ]
+    assert cycles(edges) == [["pkg.encounter", "pkg.rules", "pkg.rules.system", "pkg.encounter"]]
