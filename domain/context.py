@@ -8,12 +8,15 @@ spent, HP lost) before deciding the next thing. Dice come only through `roll`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from domain import events as ev
 from domain.errors import Invalid, NotFound, Refused
 from domain.evolve import evolve
 from domain.state import Combatant, EncounterState, Game, Principal
+
+if TYPE_CHECKING:  # a type only: the rule systems import Ctx, never the other way round
+    from domain.rules.base import RuleSystem
 
 
 class Drawn(Protocol):
@@ -36,6 +39,10 @@ class Dice(Protocol):
 
     def roll(self, sizes: Sequence[int], *, hidden: bool = False) -> Drawn: ...
 
+    def reveal(self, seed_id: str) -> bytes | None:
+        """A seed to publish at close, or None where this roller keeps (or has) none."""
+        ...
+
 
 Judge = Callable[[list[int]], ev.Check | None]
 
@@ -43,7 +50,9 @@ Judge = Callable[[list[int]], ev.Check | None]
 class Ctx:
     """One decision in progress: the working state, the dice and the events so far."""
 
-    def __init__(self, state: EncounterState, dice: Dice, who: Principal, rules: Any) -> None:
+    def __init__(
+        self, state: EncounterState, dice: Dice, who: Principal, rules: RuleSystem
+    ) -> None:
         self.state = state.clone()
         self.dice = dice
         self.who = who

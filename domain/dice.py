@@ -225,6 +225,8 @@ class Roller(Protocol):
 
     def roll(self, sizes: Sequence[int], *, hidden: bool = False) -> Drawn: ...
 
+    def reveal(self, seed_id: str) -> bytes | None: ...
+
 
 class SeededRoller:
     """The server's roller: the secret seeds and the next roll number of each seed.
@@ -274,6 +276,10 @@ class SeededRoller:
         self._next[seed_id] = n + 1
         return Drawn(faces, SERVER, seed_id, n, self.client_seed, dice)
 
+    def reveal(self, seed_id: str) -> bytes | None:
+        """None: this roller keeps its seeds (the server's own subclass reveals at close)."""
+        return None
+
 
 class FixedRoller:
     """Faces chosen in advance, for tests; by default they look like server dice.
@@ -306,6 +312,10 @@ class FixedRoller:
         self._next[seed_id] = n + 1
         return Drawn(faces, SERVER, seed_id, n, "", dice)
 
+    def reveal(self, seed_id: str) -> bytes | None:
+        """None: fixed faces come from no seed."""
+        return None
+
 
 class ManualRoller:
     """Physical dice a GM entered at the table: recorded as "manual", never numbered."""
@@ -322,6 +332,10 @@ class ManualRoller:
         """Take the next entered faces, checking each is 1..N for its die."""
         dice = _checked_sizes(sizes)
         return Drawn(_take(self._faces, dice), MANUAL, None, None, "", dice)
+
+    def reveal(self, seed_id: str) -> bytes | None:
+        """None: physical dice have no seed."""
+        return None
 
 
 def _checked_sizes(sizes: Sequence[int]) -> list[int]:

@@ -16,7 +16,7 @@ from domain.context import Ctx, Dice
 from domain.errors import Forbidden, Invalid, NotFound, Refused
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
-from domain.rules.base import RuleSystem, Setting
+from domain.rules.base import Outcome, RuleSystem, Setting
 from domain.rules.options import check as check_options
 from domain.state import GM, EncounterState, Game, Principal
 
@@ -137,11 +137,10 @@ def next_turn(ctx: Ctx) -> None:
     if nxt is None:
         return
     new_round, actor, phase = nxt
-    end_round = getattr(ctx.rules, "end_round", None)
-    if new_round and end_round is not None:
+    if new_round:
         # What a system settles "at the end of the round, before a new one starts" (TC-29)
         # is logged before `round_started`; it may change who acts next, or end the fight.
-        end_round(ctx)
+        ctx.rules.end_round(ctx)
         nxt = ctx.rules.advance(ctx.game)
         if nxt is None:
             return
@@ -156,8 +155,18 @@ def next_turn(ctx: Ctx) -> None:
 
 
 def end_turn(ctx: Ctx, actor: str) -> None:
+    """End `actor`'s turn, hand it on, then let the rule system count what that turn was."""
+    round_before = ctx.game.round
     ctx.emit(ev.TurnEnded(actor=actor))
     next_turn(ctx)
+    ctx.rules.turn_ended(ctx, actor, ctx.game.round != round_before)
+
+
+def _after(ctx: Ctx, outcome: Outcome) -> None:
+    """A rule system's act/react said the turn is over: end it, unless it already moved on
+    (the actor is no longer the one acting) or an attack still waits for its answer."""
+    if outcome is not None and ctx.game.actor == outcome.actor and not ctx.game.pending:
+        end_turn(ctx, outcome.actor)
 
 
 # --- handlers -------------------------------------------------------------------------
@@ -256,7 +265,7 @@ def _act(ctx: Ctx, c: cmd.Act) -> None:
             options=dict(c.options),
         )
     )
-    ctx.rules.act(ctx, c)
+    _after(ctx, ctx.rules.act(ctx, c))
 
 
 def _react(ctx: Ctx, c: cmd.React) -> None:
@@ -279,7 +288,7 @@ def _react(ctx: Ctx, c: cmd.React) -> None:
             by_gm=ctx.who.role == "gm",
         )
     )
-    ctx.rules.react(ctx, c, pending)
+    _after(ctx, ctx.rules.react(ctx, c, pending))
 
 
 def _end_turn(ctx: Ctx, c: cmd.EndTurn) -> None:
@@ -298,10 +307,7 @@ def _adjust(ctx: Ctx, c: cmd.Adjust) -> None:
 def _repair(ctx: Ctx, c: cmd.RepairArmor) -> None:
     _gm_only(ctx.who, "repair armor")
     ctx.combatant(c.combatant)
-    repair = getattr(ctx.rules, "repair", None)
-    if repair is None:
-        raise Refused("rule_violation", f"{ctx.rules.id} has no armor to repair")
-    repair(ctx, c)
+    ctx.rules.repair(ctx, c)
 
 
 def _free_roll(ctx: Ctx, c: cmd.Roll) -> None:
@@ -387,9 +393,7 @@ def _set_initiative(ctx: Ctx, c: cmd.SetInitiative) -> None:
     if len(set(c.order)) != len(c.order) or set(c.order) != set(now):
         names = ", ".join(f"{cid} ({game.combatants[cid].name})" for cid in now)
         raise Invalid(f"order must list each of {names} once")
-    check = getattr(ctx.rules, "check_reorder", None)
-    if check is not None:
-        check(ctx)
+    ctx.rules.check_reorder(ctx)
     scores = {cid: game.scores[cid] for cid in c.order if cid in game.scores}
     ctx.emit(ev.InitiativeSet(order=list(c.order), scores=scores))
 
@@ -416,9 +420,8 @@ def _answer_dispute(ctx: Ctx, c: cmd.AnswerDispute) -> None:
 def _close(ctx: Ctx, c: cmd.Close) -> None:
     _gm_only(ctx.who, "close the encounter")
     ctx.emit(ev.EncounterClosed(reason=c.reason))
-    reveal = getattr(ctx.dice, "reveal", None)
     for seed_id in ctx.state.ledger.commitments:
-        seed = reveal(seed_id) if reveal is not None else None
+        seed = ctx.dice.reveal(seed_id)
         if seed is not None:
             ctx.emit(ev.SeedRevealed(seed_id=seed_id, seed=seed.hex()))
 
@@ -474,9 +477,7 @@ def decide_and_fold(
         dice = dicelib.ManualRoller(manual)
     ctx = Ctx(state, dice, who, rules_of(state))
     HANDLERS[type(command)](ctx, command)
-    settle = getattr(ctx.rules, "settle", None)
-    if settle is not None:
-        settle(ctx)
+    ctx.rules.after_command(ctx)
     actor = ctx.game.actor
     current = ctx.game.combatants.get(actor) if actor is not None else None
     if current is not None and current.out is not None and not ctx.game.pending:

@@ -50,7 +50,7 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
         "sides": _sides(game),
         "combatants": [_combatant(c, gm) for c in _by_side(game)],
         "pending": _pending(state),
-        "legal": _legal(state),
+        "legal": _legal(state, gm),
         "log": [msgspec.to_builtins(line) for line in _tail(proj.lines, gm)],
         "disputes": [
             {
@@ -176,15 +176,28 @@ def _pending(state: EncounterState) -> list[dict[str, Any]]:
     return out
 
 
-def _legal(state: EncounterState) -> dict[str, list[dict[str, Any]]]:
-    """What the current actor and every pending target may do now."""
+def _legal(state: EncounterState, gm: bool) -> dict[str, list[dict[str, Any]]]:
+    """What the current actor and every pending target may do now, with each cost and its
+    odds. The public board leaves out what a cost would leave of a GM-only resource, and
+    the odds computed from one (`reads`)."""
     rules = REGISTRY.get(state.ledger.ruleset)
-    legal = getattr(rules, "legal", None)
-    if legal is None:
+    if rules is None:
         return {}
     game = state.game
     who = [game.actor] if game.actor is not None else []
     who += [p.target for p in game.pending]
-    defaults = {k: s.default for k, s in getattr(rules, "settings", {}).items()}
+    defaults = {k: s.default for k, s in rules.settings.items()}
     settings = defaults | state.ledger.settings
-    return {cid: list(legal(game, cid, settings)) for cid in dict.fromkeys(who)}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for cid in dict.fromkeys(who):
+        entries: list[dict[str, Any]] = msgspec.to_builtins(rules.legal(game, cid, settings))
+        secret = set() if gm or cid not in game.combatants else set(game.combatants[cid].gm_only)
+        for entry in entries:
+            for cost in entry.get("cost", []):
+                if cost["unit"] in secret:
+                    cost.pop("left", None)
+            if secret & set(entry.pop("reads", [])):
+                entry.pop("chance", None)
+                entry.pop("threshold", None)
+        out[cid] = entries
+    return out

@@ -204,6 +204,7 @@ async def rulesets(request: Request) -> Response:
                 "id": rid,
                 "name": rules.name,
                 "version": rules.version,
+                "turn": rules.turn,  # how a turn is declared: single | two_declared (TC-7)
                 "settings": {
                     k: s.describe() for k, s in {**rules.settings, **CORE_SETTINGS}.items()
                 },

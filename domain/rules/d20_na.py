@@ -21,7 +21,7 @@ from domain.rules import d20_na_combat as cb
 from domain.rules import d20_na_legal as legal_
 from domain.rules import d20_na_resolve as resolve
 from domain.rules import d20_na_turns as turns
-from domain.rules.base import ActionSpec, Setting, Sheet
+from domain.rules.base import ActionSpec, LegalAction, Outcome, Rules, Setting, Sheet, TurnOver
 from domain.rules.d20_na_options import OPTIONS
 from domain.rules.d20_na_sheet import PRESETS, validate
 from domain.state import Game, Pending
@@ -95,7 +95,7 @@ REACTIONS: Mapping[str, ActionSpec] = {
 }
 
 
-class D20NA:
+class D20NA(Rules):
     """d20 roll-under with NA + ½ half-action budgets, interleaved by INI."""
 
     id = "d20-na"
@@ -146,7 +146,7 @@ class D20NA:
     def advance(self, game: Game) -> tuple[bool, str, str] | None:
         return turns.advance(game)
 
-    def act(self, ctx: Ctx, command: Act) -> None:
+    def act(self, ctx: Ctx, command: Act) -> Outcome:
         action = command.action
         refusal = legal_.refusal(ctx.game, command.actor, action, _Settings(ctx))
         if refusal is not None:
@@ -154,27 +154,31 @@ class D20NA:
         if action in cb.MODES:
             resolve.attack(ctx, command)
             if cb.pending_of(ctx.game, command.actor) is None:
-                _end_slot_if(ctx, command.actor, turns.FULL)
-        elif action == "pass":
+                return _slot_over(ctx, command.actor, turns.FULL)
+            return None
+        if action == "pass":
             ctx.emit(ev.LimitUsed(combatant_id=command.actor, key=turns.PASSED, scope="round",
                                   rule="NA-AMB-3"))  # fmt: skip
             _done(ctx, command.actor, "pass", "passes the rest of the round")
-            resolve._end_slot(ctx, command.actor)
-        elif action == "charge":
+            return TurnOver(command.actor)
+        if action == "charge":
             _charge(ctx, command)
-        else:
-            _half_action(ctx, command)
+            return None
+        _half_action(ctx, command)
+        return _slot_over(ctx, command.actor, turns.HALF)
 
-    def react(self, ctx: Ctx, command: React, pending: Pending) -> None:
-        resolve.react(ctx, command, pending)
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
+        return resolve.react(ctx, command, pending)
 
-    def settle(self, ctx: Ctx) -> None:
-        turns.record_passes(ctx)
+    def turn_ended(self, ctx: Ctx, actor: str, round_over: bool) -> None:
+        turns.record_pass(ctx, actor, round_over)
+
+    def after_command(self, ctx: Ctx) -> None:
         for c in list(ctx.game.combatants.values()):
             if c.out is None and c.resources.get("hp", 1) <= 0:
                 ctx.defeat(c.id, "down")
 
-    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
         full = {k: s.default for k, s in SETTINGS.items()} | dict(settings)
         return legal_.listing(game, actor, full, [(a, s.rule) for a, s in ACTIONS.items()])
 
@@ -201,9 +205,10 @@ def _done(ctx: Ctx, actor: str, action: str, what: str) -> None:
                                summary=f"{name} {what}"))  # fmt: skip
 
 
-def _end_slot_if(ctx: Ctx, actor: str, kind: str) -> None:
+def _slot_over(ctx: Ctx, actor: str, kind: str) -> Outcome:
     if ctx.game.actor == actor and turns.slot_over(ctx.game, actor, kind):
-        resolve._end_slot(ctx, actor)
+        return TurnOver(actor)
+    return None
 
 
 def _charge(ctx: Ctx, command: Act) -> None:
@@ -236,4 +241,3 @@ def _half_action(ctx: Ctx, command: Act) -> None:
     verbs = {"draw": "draws a weapon", "disengage": "disengages", "move": "moves",
              "pick_up": "picks something up", "reload": "reloads"}  # fmt: skip
     _done(ctx, actor, command.action, verbs[command.action])
-    _end_slot_if(ctx, actor, turns.HALF)

@@ -14,6 +14,7 @@ from domain.errors import Refused
 from domain.rules import d20_na_combat as cb
 from domain.rules import d20_na_tables as t
 from domain.rules import d20_na_turns as turns
+from domain.rules.base import Cost, LegalAction, percent_under
 from domain.state import Game
 
 HALF_ACTIONS = ("draw", "disengage", "move", "pick_up", "reload")
@@ -56,6 +57,58 @@ def refusal(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> Refuse
 
 
 COST = {"charge": 1, "pass": 0, **{a: 1 for a in HALF_ACTIONS}}
+UNIT = "half_action"  # NA-2: the round's budget is counted in half-actions
+
+
+def _cost(game: Game, actor: str, amount: int) -> list[Cost]:
+    """NA-2, NA-6, NA-7: `amount` half-actions out of the round's budget (nothing: free)."""
+    if not amount:
+        return []
+    return [Cost(amount=amount, unit=UNIT, left=turns.budget(game, actor) - amount)]
+
+
+def _d20(threshold: int, s: Mapping[str, Any], tries: int = 1) -> int:
+    """NA-11, NA-AMB-1: the percent a d20 comes up at or under (`lt`: under) a threshold."""
+    return percent_under(threshold - (s["test.success_cmp"] == "lt"), 20, tries=tries)
+
+
+def attack_odds(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> dict[str, Any]:
+    """NA-11 (NA-29 shooting on TIR), NA-8 charge +2, NA-AMB-10 unaimed malus: the odds of
+    the attack roll with no aim and at no distance (the UI's defaults)."""
+    me = game.combatants[actor]
+    mode = cb.MODES[action]
+    stat = "TIR" if mode in cb.RANGED else "ATT"
+    threshold = int(me.sheet[stat])
+    if game.uses(actor, turns.SLOT_CHARGE):
+        threshold += 2
+    skill = "precise_shot" if mode in cb.RANGED else "precise_strike"
+    if not me.sheet["skills"][skill]:
+        threshold -= int(s["location.unaimed_malus"])
+    return {"chance": _d20(threshold, s), "stat": stat, "threshold": threshold, "die": "d20"}
+
+
+def defense_odds(game: Game, actor: str, kind: str, ranged: bool,
+                 s: Mapping[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """NA-10 dodge on HAB (divided without the skill), NA-13 parry on PAR (halved against a
+    projectile, NA-32), NA-9 a shield's free rerolls (NA-AMB-7): the odds of the defense
+    roll itself (the margins then decide, NA-15)."""
+    sheet = game.combatants[actor].sheet
+    tries = 1
+    if kind == "dodge":
+        stat, threshold = "HAB", int(sheet["HAB"])
+        if not sheet["skills"]["dodge"]:
+            threshold //= max(1, int(s["dodge.unskilled_divisor"]))
+    else:
+        stat, threshold = "PAR", int(sheet["PAR"])
+        item = sheet["shield"] if sheet["shield"] is not None else cb.main_weapon(sheet)
+        if s["parry.roll_stat"] == "item_value":
+            stat, threshold = "parry value", int(item["parry"]) if item else 0
+        if ranged:
+            threshold //= 2
+        if sheet["shield"] is not None:
+            tries += int(s["shield.parry_reroll"])
+    return {"chance": _d20(threshold, s, tries), "stat": stat, "threshold": threshold,
+            "die": "d20"}  # fmt: skip
 
 
 def _targets(game: Game, actor: str, action: str, foes: list[str]) -> list[str]:
@@ -84,14 +137,15 @@ def _choices(sheet: dict[str, Any], action: str, s: dict[str, Any]) -> dict[str,
 
 def listing(
     game: Game, actor: str, s: dict[str, Any], actions: Iterable[tuple[str, str | None]]
-) -> list[dict[str, Any]]:
-    """[{action, enabled, reason, rule, targets, cost}] for `actor` now; defenses too."""
+) -> list[LegalAction]:
+    """Each action of `actor` now (and, with a hit waiting, each defense): enabled or why
+    not, its cost in half-actions and the odds of its roll."""
     me = game.combatants.get(actor)
     if me is None:
         return []
     my_turn = game.started and game.actor == actor and not game.pending and me.out is None
     targets = [c.id for c in game.combatants.values() if c.side != me.side and c.out is None]
-    out: list[dict[str, Any]] = []
+    out: list[LegalAction] = []
     for action, rule in actions:
         why: Refused | None = None
         if not my_turn:
@@ -102,15 +156,16 @@ def listing(
         else:
             why = refusal(game, actor, action, s)
         out.append(
-            {
-                "action": action,
-                "enabled": why is None,
-                "reason": why.message if why else "",
-                "rule": why.rule if why and why.rule else rule,
-                "targets": _targets(game, actor, action, targets),
-                "cost": COST.get(action, 2),
-                "choices": _choices(me.sheet, action, s),
-            }
+            LegalAction(
+                action=action,
+                enabled=why is None,
+                reason=why.message if why else "",
+                rule=why.rule if why and why.rule else rule,
+                targets=_targets(game, actor, action, targets),
+                cost=_cost(game, actor, COST.get(action, 2)),
+                choices=_choices(me.sheet, action, s),
+                **(attack_odds(game, actor, action, s) if action in cb.MODES else {}),
+            )
         )
     pending = next((p for p in game.pending if p.target == actor), None)
     if pending is not None:
@@ -118,17 +173,19 @@ def listing(
         detail = pending.detail
         for kind, rule in (("parry", "NA-9"), ("dodge", "NA-10")):
             why = cb.defense_refusal(game, limits, actor, kind, detail)
+            ranged = detail.get("mode") in cb.RANGED
             out.append(
-                {
-                    "action": kind,
-                    "reaction": True,
-                    "enabled": why is None,
-                    "reason": why.message if why else "",
-                    "rule": why.rule if why else rule,
-                    "targets": [pending.attacker],
-                    "cost": cb.defense_cost(game, limits, actor, kind),
-                }
+                LegalAction(
+                    action=kind,
+                    reaction=True,
+                    enabled=why is None,
+                    reason=why.message if why else "",
+                    rule=why.rule if why else rule,
+                    targets=[pending.attacker],
+                    cost=_cost(game, actor, cb.defense_cost(game, limits, actor, kind)),
+                    **defense_odds(game, actor, kind, ranged, s),
+                )
             )
-        out.append({"action": "none", "reaction": True, "enabled": True, "reason": "",
-                    "rule": "NA-14", "targets": [pending.attacker], "cost": 0})  # fmt: skip
+        out.append(LegalAction(action="none", reaction=True, enabled=True, reason="",
+                               rule="NA-14", targets=[pending.attacker]))  # fmt: skip
     return out

@@ -18,16 +18,10 @@ from domain.errors import Invalid, Refused
 from domain.rules import d20_na_combat as cb
 from domain.rules import d20_na_tables as t
 from domain.rules import d20_na_turns as turns
+from domain.rules.base import Outcome, TurnOver
 from domain.state import Combatant, Pending
 
 DAMAGE_RULE = {"melee": "NA-26", "shoot": "NA-34", "throw": "NA-35"}
-
-
-def _end_slot(ctx: Ctx, actor: str) -> None:
-    # Imported here: domain.encounter imports the rule registry, which imports us.
-    from domain.encounter import end_turn
-
-    end_turn(ctx, actor)
 
 
 def target_of(command: Act) -> str | None:
@@ -231,7 +225,7 @@ def land(
 # --- the defender's answer --------------------------------------------------------------
 
 
-def react(ctx: Ctx, command: React, pending: Pending) -> None:
+def react(ctx: Ctx, command: React, pending: Pending) -> Outcome:
     """NA-13..NA-15, NA-9, NA-10, NA-32, NA-36: answer a hit, then settle its effect."""
     d = {**pending.detail, "action": pending.action}
     me = ctx.combatant(pending.attacker)
@@ -279,7 +273,8 @@ def react(ctx: Ctx, command: React, pending: Pending) -> None:
         )
     )
     if ctx.game.actor == me.id and cb.pending_of(ctx.game, me.id) is None:
-        _end_slot(ctx, me.id)  # an attack is a full action: its slot is over (NA-AMB-3)
+        return TurnOver(me.id)  # an attack is a full action: its slot is over (NA-AMB-3)
+    return None
 
 
 def _parry_item(sheet: dict[str, Any], options: dict[str, Any]) -> dict[str, Any] | None:

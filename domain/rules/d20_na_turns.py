@@ -140,24 +140,17 @@ def slot_over(game: Game, cid: str, kind: str) -> bool:
     return True
 
 
-def record_passes(ctx: Ctx) -> None:
-    """NA-AMB-3: a slot ended without any action is a pass for the rest of the round."""
-    if not any(type(e) is ev.TurnEnded for e in ctx.events):
+def record_pass(ctx: Ctx, actor: str, round_over: bool) -> None:
+    """NA-AMB-3: a slot ended without any action is a pass for the rest of the round.
+
+    Called once the slot has ended and the next one started: a new round clears passes
+    anyway, and a slot handed straight back to the same actor was not a pass.
+    """
+    if round_over or ctx.game.actor == actor:
         return
-    events = list(ctx.events)
-    for i, event in enumerate(events):
-        if not isinstance(event, ev.TurnEnded):
-            continue
-        later = events[i + 1 :]
-        if any(
-            isinstance(e, ev.RoundStarted)
-            or (isinstance(e, ev.TurnStarted) and e.actor == event.actor)
-            for e in later
-        ):
-            continue  # the round turned over, or the slot was not a pass
-        who = ctx.game.combatants.get(event.actor)
-        if who is None or who.out is not None:
-            continue
-        g = ctx.game
-        if g.uses(who.id, SLOT_ACTIONS) == 0 and can_take_slot(g, who.id):
-            ctx.emit(ev.LimitUsed(combatant_id=who.id, key=PASSED, scope="round", rule="NA-AMB-3"))
+    who = ctx.game.combatants.get(actor)
+    if who is None or who.out is not None:
+        return
+    g = ctx.game
+    if g.uses(actor, SLOT_ACTIONS) == 0 and can_take_slot(g, actor):
+        ctx.emit(ev.LimitUsed(combatant_id=actor, key=PASSED, scope="round", rule="NA-AMB-3"))

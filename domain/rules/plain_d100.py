@@ -17,7 +17,16 @@ from domain.commands import Act, React
 from domain.conditions import modifiers
 from domain.context import Ctx
 from domain.errors import Invalid
-from domain.rules.base import ActionSpec, Setting, Sheet, rotate
+from domain.rules.base import (
+    ActionSpec,
+    LegalAction,
+    Outcome,
+    Rules,
+    Setting,
+    Sheet,
+    percent_under,
+    rotate,
+)
 from domain.rules.options import OptionTable
 from domain.state import Game, Pending
 
@@ -62,7 +71,7 @@ OPTIONS = OptionTable(
 )
 
 
-class PlainD100:
+class PlainD100(Rules):
     """Roll-under d100 against a skill value, fixed damage."""
 
     id = "plain-d100"
@@ -127,7 +136,7 @@ class PlainD100:
     def advance(self, game: Game) -> tuple[bool, str, str] | None:
         return rotate(game)
 
-    def act(self, ctx: Ctx, command: Act) -> None:
+    def act(self, ctx: Ctx, command: Act) -> Outcome:
         actor = ctx.combatant(command.actor)
         crit = int(ctx.setting("critical_range"))
         if command.action == "second_wind":
@@ -143,7 +152,7 @@ class PlainD100:
                     summary=f"{actor.name} catches a second wind (+{healed} HP)",
                 )
             )
-            return
+            return None
         target = ctx.combatant(command.target)
         ctx.use(actor.id, "attack", "turn", 1, "PD-2", "their attack this turn")
         skill = int(actor.sheet["skill"])
@@ -183,8 +192,9 @@ class PlainD100:
                     summary=f"{actor.name} misses {target.name} ({roll.faces[0]} vs {skill})",
                 )
             )
+        return None  # the turn ends with `end_turn` (PD-2)
 
-    def react(self, ctx: Ctx, command: React, pending: Pending) -> None:
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
         target = ctx.combatant(pending.target)
         taken = pending.damage
         summary = f"{target.name} takes {taken}"
@@ -224,13 +234,16 @@ class PlainD100:
                 summary=summary,
             )
         )
+        return None
 
-    def settle(self, ctx: Ctx) -> None:
+    def after_command(self, ctx: Ctx) -> None:
         for c in list(ctx.game.combatants.values()):
             if c.out is None and c.resources.get("hp", 1) <= 0:
                 ctx.defeat(c.id, "down", "PD-5")
 
-    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
+        """PD-1..PD-4: nothing costs anything; an attack and a dodge succeed on d100 at or
+        under the skill (a critical is inside the threshold, so the odds are the skill)."""
         me = game.combatants.get(actor)
         if me is None:
             return []
@@ -242,21 +255,36 @@ class PlainD100:
         def why(ok: bool, reason: str) -> str:
             return "" if ok else reason
 
-        return [
-            {
-                "action": "attack",
-                "enabled": my_turn and not attacked and bool(targets),
-                "reason": why(my_turn, "not your turn")
+        def odds(stat: str) -> dict[str, Any]:
+            value = int(me.sheet[stat])
+            return {"chance": percent_under(value, 100), "stat": stat, "threshold": value,
+                    "die": "d100"}  # fmt: skip
+
+        out = [
+            LegalAction(
+                action="attack",
+                enabled=my_turn and not attacked and bool(targets),
+                reason=why(my_turn, "not your turn")
                 or why(not attacked, "already attacked")
                 or why(bool(targets), "no target"),
-                "rule": "PD-2",
-                "targets": targets,
-            },
-            {
-                "action": "second_wind",
-                "enabled": my_turn and not winded,
-                "reason": why(my_turn, "not your turn") or why(not winded, "once per session"),
-                "rule": "PD-3",
-                "targets": [],
-            },
+                rule="PD-2",
+                targets=targets,
+                **odds("skill"),
+            ),
+            LegalAction(
+                action="second_wind",
+                enabled=my_turn and not winded,
+                reason=why(my_turn, "not your turn") or why(not winded, "once per session"),
+                rule="PD-3",
+                targets=[],
+            ),
         ]
+        pending = next((p for p in game.pending if p.target == actor), None)
+        if pending is not None:
+            up = me.out is None
+            out.append(LegalAction(action="dodge", enabled=up, reason=why(up, "out of the fight"),
+                                   rule="PD-4", targets=[pending.attacker], reaction=True,
+                                   **odds("dodge")))  # fmt: skip
+            out.append(LegalAction(action="none", enabled=True, reason="", rule="PD-4",
+                                   targets=[pending.attacker], reaction=True))  # fmt: skip
+        return out

@@ -22,7 +22,7 @@ from typing import Any
 from domain.commands import Act, React
 from domain.context import Ctx
 from domain.rules import ranks_actions, ranks_react
-from domain.rules.base import ActionSpec, Setting, Sheet, rotate
+from domain.rules.base import ActionSpec, LegalAction, Outcome, Rules, Setting, Sheet, rotate
 from domain.rules.ranks_attack import ATTACKS
 from domain.rules.ranks_bond import master_of
 from domain.rules.ranks_legal import legal
@@ -35,7 +35,7 @@ from domain.state import Game, Pending
 _TIE_REROLLS = 20  # still tied after this many rerolls: name order decides
 
 
-class RanksD100:
+class RanksD100(Rules):
     """Rank-based roll-under d100 with Master and Servant tables."""
 
     id = "ranks-d100"
@@ -153,7 +153,7 @@ class RanksD100:
         nxt = rotate(game)
         return None if nxt is None else (nxt[0], nxt[1], "attack")
 
-    def act(self, ctx: Ctx, command: Act) -> None:
+    def act(self, ctx: Ctx, command: Act) -> Outcome:
         cfg = merged(ctx.settings)
         me = ctx.combatant(command.actor)
         if command.action in ATTACKS:
@@ -164,11 +164,13 @@ class RanksD100:
             ranks_actions.flee(ctx, cfg, me, command)
         else:
             ranks_actions.transfer_mana(ctx, cfg, me, command)
+        return None  # the attack phase ends with `end_turn` (RK-15)
 
-    def react(self, ctx: Ctx, command: React, pending: Pending) -> None:
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
         ranks_react.react(ctx, merged(ctx.settings), command, pending)
+        return None
 
-    def settle(self, ctx: Ctx) -> None:
+    def after_command(self, ctx: Ctx) -> None:
         """RK-25 death at 0 HP; RK-26 out of the RP at 0 mana; RK-46 a Servant whose Master
         died starts counting its Tours. RK-AMB-21: the counter starts at the death and loses
         one at the end of each Tour (`start_round`), so the Tour of the death counts; the
@@ -198,5 +200,5 @@ class RanksD100:
                 late = merged(ctx.settings)["survival.tour_of_death"] == "does_not_count"
                 ctx.status(c.id, "survival", tours + int(late), "RK-AMB-21")
 
-    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
         return legal(game, actor, merged(settings))

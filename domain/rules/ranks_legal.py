@@ -8,11 +8,57 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Refused
+from domain.rules.base import Cost, LegalAction, percent_under
 from domain.rules.ranks_attack import ATTACKS, plan, short_of_mana
 from domain.rules.ranks_bond import master_of, servants_of
-from domain.rules.ranks_react import counter_refusal
-from domain.rules.ranks_tables import LETTERS, parse_rank
+from domain.rules.ranks_react import REDUCE, counter_refusal
+from domain.rules.ranks_tables import LETTERS, Rank, health_malus, parse_rank, threshold
 from domain.state import Combatant, Game, Pending
+
+
+def odds(me: Combatant, stat: str, cfg: Mapping[str, Any],
+         action_rank: Rank | None = None) -> dict[str, Any]:  # fmt: skip
+    """RK-3, RK-4 the d100 test on `stat` with RK-5's modifiers as they stand (RK-7 a
+    negative half-rank, RK-6 a positive one only once switched on, RK-50 a Luck result
+    waiting, RK-70 health, RK-72/73 a critical's carry), RK-AMB-1 critical ranges: the
+    chance with no half-rank switched on by this action."""
+    if stat not in me.sheet:
+        return {}
+    rank = parse_rank(me.sheet[stat])
+    if cfg["threshold_source"] == "action_rank" and action_rank is not None:
+        rank = action_rank  # RK-AMB-5 alternative
+    final = threshold(rank, cfg["tables"])
+    switched = bool(me.status.get(f"half_rank.{stat}"))
+    if rank.half > 0 and switched:
+        final += 10 * rank.half
+    if rank.half < 0 and not switched:
+        final -= 10
+    final += int(me.status.get("luck") or 0) + int(me.status.get("crit_now", 0))
+    reads = []
+    if stat in cfg["health_malus.stats"]:
+        final += health_malus(me.resources["hp"])
+        reads.append("hp")
+    if cfg["threshold.clamp"]:
+        final = min(100, max(1, final))
+    chance = percent_under(final, 100, always=int(cfg["crit.success_max"]),
+                           never_from=int(cfg["crit.fail_min"]))  # fmt: skip
+    return {"chance": chance, "stat": stat, "threshold": final, "die": "d100", "reads": reads}
+
+
+def _attack_extras(me: Combatant, action: str, cfg: Mapping[str, Any],
+                   ranks: list[str], names: list[str]) -> dict[str, Any]:  # fmt: skip
+    """The mana (RK-44, RK-53, RK-56) and odds of an attack at the rank the UI picks first
+    (the highest affordable, or the first NP / spell listed)."""
+    if not ranks:
+        return odds(me, ATTACKS[action][1], cfg)
+    option: dict[str, Any] = {"name": names[0]} if names else {}
+    attack = plan(me, action, None if names else ranks[-1], option, cfg)
+    ranked = attack.type in ("physical", "weapon", "magic")
+    out = odds(me, attack.stat, cfg, attack.rank if ranked else None)
+    if attack.cost:
+        left = me.resources.get("mana", 0) - attack.cost
+        out["cost"] = [Cost(amount=attack.cost, unit="mana", left=left)]
+    return out
 
 
 def _entry(
@@ -21,21 +67,23 @@ def _entry(
     reasons: list[tuple[bool, str, str]],
     targets: list[str],
     ranks: list[str] | None = None,
-    choices: list[str] | None = None,
-) -> dict[str, Any]:
+    choices: dict[str, Any] | list[str] | None = None,
+    reaction: bool = False,
+    **extras: Any,
+) -> LegalAction:
     """The first failing (ok, reason, rule) decides; otherwise the action is enabled."""
     failing = next(((why, r) for ok, why, r in reasons if not ok), None)
-    out: dict[str, Any] = {
-        "action": action,
-        "enabled": failing is None,
-        "reason": failing[0] if failing else "",
-        "rule": failing[1] if failing else rule,
-        "targets": targets,
-        "ranks": ranks or [],
-    }
-    if choices is not None:
-        out["choices"] = choices
-    return out
+    return LegalAction(
+        action=action,
+        enabled=failing is None,
+        reason=failing[0] if failing else "",
+        rule=failing[1] if failing else rule,
+        targets=targets,
+        ranks=ranks or [],
+        choices=choices,
+        reaction=reaction,
+        **extras,
+    )
 
 
 def _candidates(me: Combatant, action: str) -> list[dict[str, Any]]:
@@ -67,7 +115,7 @@ def _ranks(me: Combatant, action: str, cfg: Mapping[str, Any]) -> tuple[list[str
     return [str(o["rank"]) for o in fit], []
 
 
-def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
+def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
     me = game.combatants.get(actor)
     if me is None:
         return []
@@ -84,7 +132,7 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
     )
     foes = [c.id for c in game.combatants.values() if c.side != me.side and c.out is None]
     pending = next((p for p in game.pending if p.target == actor), None)
-    out: list[dict[str, Any]] = []
+    out: list[LegalAction] = []
     for action, (_, stat, cap, _) in ATTACKS.items():
         if stat not in me.sheet or (action == "noble_phantasm" and me.sheet["kind"] != "servant"):
             continue
@@ -106,6 +154,7 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
                 foes,
                 ranks,
                 names if action in ("noble_phantasm", "advanced_spell") else None,
+                **_attack_extras(me, action, cfg, ranks, names),
             )
         )
     out.append(
@@ -123,9 +172,11 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
                 (me.resources.get("luck", 0) > 0, "no Luck uses left this War", "RK-51"),
             ],
             [],
+            cost=[Cost(amount=1, unit="luck", left=me.resources.get("luck", 0) - 1)],
+            **odds(me, "LCK", cfg),
         )
     )
-    out.append(_entry("flee", "RK-68", [alive, my_turn, slot], []))
+    out.append(_entry("flee", "RK-68", [alive, my_turn, slot], [], **odds(me, "AGI", cfg)))
     partners = [  # 1 given is 1 received: a full pool takes nothing (RK-30)
         c
         for c in [master_of(game, me), *servants_of(game, me)]
@@ -150,6 +201,7 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
                 keepers = [s for s in servants_of(game, me) if s.out is None]
                 reasons.append((bool(keepers), "no Servant left to intercept", "RK-39"))
             choices = _counter_choices(me, pending, cfg) if option == "counter" else None
+            extras = odds(me, REDUCE[option], cfg) if option in REDUCE else {}
             if choices is not None:
                 reasons.append(
                     (
@@ -159,16 +211,18 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[dict[str, Any]
                         "RK-62",
                     )
                 )
-            entry = _entry(
-                option,
-                "RK-59",
-                reasons,
-                [pending.attacker],
-                [pending.rank] if pending.rank else [],
+            out.append(
+                _entry(
+                    option,
+                    "RK-59",
+                    reasons,
+                    [pending.attacker],
+                    [pending.rank] if pending.rank else [],
+                    choices,
+                    reaction=True,
+                    **extras,
+                )
             )
-            if choices is not None:
-                entry["choices"] = choices
-            out.append(entry)
     return out
 
 

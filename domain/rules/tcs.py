@@ -21,7 +21,7 @@ from domain.commands import Act, React, RepairArmor
 from domain.context import Ctx
 from domain.errors import Refused
 from domain.rules import tcs_actions, tcs_legal, tcs_turns
-from domain.rules.base import ActionSpec, Setting, Sheet
+from domain.rules.base import ActionSpec, LegalAction, Outcome, Rules, Setting, Sheet, TurnShape
 from domain.rules.tcs_damage import repair
 from domain.rules.tcs_options import OPTIONS
 from domain.rules.tcs_sheet import PRESETS, resources, validate
@@ -29,10 +29,11 @@ from domain.rules.tcs_tables import ACTIONS, SETTINGS, full
 from domain.state import Game, Pending
 
 
-class TCS:
+class TCS(Rules):
     """d100 TCS combat: rounds, initiative ascending, two declared actions per turn."""
 
     id = "d100-tcs"
+    turn: TurnShape = "two_declared"  # TC-7: both actions declared at once
     name = "d100 TCS with armor PR/PP and morale"
     version = "1"
     settings: Mapping[str, Setting] = SETTINGS
@@ -61,10 +62,10 @@ class TCS:
     def advance(self, game: Game) -> tuple[bool, str, str] | None:
         return tcs_turns.advance(game)
 
-    def act(self, ctx: Ctx, command: Act) -> None:
-        tcs_actions.play(ctx, command)
+    def act(self, ctx: Ctx, command: Act) -> Outcome:
+        return tcs_actions.play(ctx, command)
 
-    def react(self, ctx: Ctx, command: React, pending: Pending) -> None:
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
         # Unreachable through the core (nothing is ever pending), kept for the Protocol.
         raise Refused("no_pending_reaction", "d100-tcs has no reactions")
 
@@ -80,8 +81,8 @@ class TCS:
         """TC-48: the GM's armor repair (the `repair_armor` command)."""
         repair(ctx, command.combatant, command.pr, command.reason)
 
-    def settle(self, ctx: Ctx) -> None:
+    def after_command(self, ctx: Ctx) -> None:
         tcs_turns.settle(ctx)
 
-    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
         return tcs_legal.listing(game, actor, settings)

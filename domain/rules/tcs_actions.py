@@ -4,7 +4,7 @@
 A turn is one `act`: its action is the first one, and `options.then` = {action, target,
 options} declares the second (TC-7). The whole plan is checked before anything rolls;
 a crit failure cancels the second (TC-13); a second whose target or precondition is
-gone is void (TC-AMB-35). The turn then ends.
+gone is void (TC-AMB-35). The turn then ends (`play` says so; the encounter ends it).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules import tcs_combat as cb
+from domain.rules.base import Outcome, TurnOver
 from domain.rules.tcs_rules import check, cost, fleeing_foes, spell_left
 from domain.rules.tcs_tables import (
     ACTIONS,
@@ -64,8 +65,9 @@ def _cancel_prep(ctx: Ctx, actor: str, why: str) -> None:
               f"({why})", {"rule": "TC-9"})  # fmt: skip
 
 
-def play(ctx: Ctx, command: Act) -> None:
-    """One turn: check the declared plan whole, then resolve it step by step."""
+def play(ctx: Ctx, command: Act) -> Outcome:
+    """One turn: check the declared plan whole, then resolve it step by step; the turn is
+    then over (the encounter ends it)."""
     cfg = full(ctx.settings)
     actor, game = command.actor, ctx.game
     if game.uses(actor, ACTIONS_KEY) > 0:
@@ -112,7 +114,7 @@ def play(ctx: Ctx, command: Act) -> None:
     focus = ctx.combatant(actor).status.get("focus")
     if focus is not None and int(focus["round"]) < ctx.game.round:  # TC-AMB-3
         ctx.status(actor, "focus", None, "TC-26")
-    _end_turn(ctx, actor)
+    return TurnOver(actor)
 
 
 def _check_second(ctx: Ctx, cfg: Mapping[str, Any], actor: str, steps: list[Step],
@@ -126,14 +128,6 @@ def _check_second(ctx: Ctx, cfg: Mapping[str, Any], actor: str, steps: list[Step
         check(game, cfg, actor, action, target, options, first)
     else:
         check(ctx.game, cfg, actor, action, target, options, first)
-
-
-def _end_turn(ctx: Ctx, actor: str) -> None:
-    # Imported here: domain.encounter imports the rule registry, which imports us.
-    from domain.encounter import end_turn
-
-    if ctx.game.actor == actor and not ctx.game.pending:
-        end_turn(ctx, actor)
 
 
 # --- each action ------------------------------------------------------------------------

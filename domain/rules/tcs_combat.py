@@ -83,7 +83,20 @@ def build_test(
     ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, foe: Combatant | None, stat: str,
     options: Mapping[str, Any], *, ranged: bool, basic: bool, base_range: int = 0,
 ) -> Test:  # fmt: skip
-    """TC-2 stat, then the additive modifiers, then TC-AMB-8's long-range scaling."""
+    """TC-2 stat, then the additive modifiers, then TC-AMB-8's long-range scaling; a focus
+    bonus is spent on this test (TC-26)."""
+    test = test_of(cfg, me, foe, stat, options, ranged=ranged, basic=basic,
+                   base_range=base_range)  # fmt: skip
+    if not basic and me.status.get("focus") is not None:
+        ctx.status(me.id, "focus", None, "TC-26")
+    return test
+
+
+def test_of(
+    cfg: Mapping[str, Any], me: Combatant, foe: Combatant | None, stat: str,
+    options: Mapping[str, Any], *, ranged: bool, basic: bool, base_range: int = 0,
+) -> Test:  # fmt: skip
+    """The test `build_test` rolls, read from the state alone (what `legal` shows)."""
     test = Test(stat, int(me.sheet[stat]))
     armor = me.sheet["armor"]
     if armor is not None and stat in ("DEX", "PERC"):
@@ -94,7 +107,6 @@ def build_test(
         focus = me.status.get("focus")
         if focus is not None:
             test.add("focus", int(focus["bonus"]), "TC-26")
-            ctx.status(me.id, "focus", None, "TC-26")
     at_bearer = options.get("at", "bearer") == "bearer"
     # TC-24, TC-AMB-11: a prone bearer loses the shield's dodge
     if foe is not None and at_bearer and shield_ok(foe) and not foe.status.get("prone"):

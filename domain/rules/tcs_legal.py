@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Refused
-from domain.rules.tcs_combat import tcs_named, weapon_of
+from domain.rules.base import Cost, LegalAction, percent_under
+from domain.rules.tcs_combat import tcs_named, test_of, weapon_of
 from domain.rules.tcs_rules import check, cost
 from domain.rules.tcs_tables import ACTIONS, ACTIONS_KEY, PER_TURN, full
 from domain.state import Combatant, Game
@@ -76,7 +77,53 @@ def _feasible(game: Game, cfg: Mapping[str, Any], actor: str, code: str,
     return out
 
 
-def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+def costs(game: Game, cfg: Mapping[str, Any], me: Combatant, code: str,
+          options: Mapping[str, Any]) -> list[Cost]:  # fmt: skip
+    """TC-6 the actions a step takes of the turn's two, TC-8 / TC-9 / TC-22 / TC-25 the NRJ
+    it spends, for the options `legal` tries it with."""
+    used = game.uses(me.id, ACTIONS_KEY)
+    spent = cost(game, cfg, me.id, code, options, PER_TURN - used)
+    out = [Cost(amount=spent, unit="action", left=PER_TURN - used - spent)] if spent else []
+    energy = 0
+    if code == "cast":
+        spell = tcs_named(me, options.get("spell"), ("spell",))
+        prep = me.status.get("preparing")
+        if spell is not None and (prep is None or prep["spell"] != spell["name"]):
+            energy = int(spell["energy"])
+    elif code == "attack":
+        tcs = tcs_named(me, options.get("tcs"), ("technique", "skill"))
+        energy = int(tcs["energy"]) if tcs else 0
+    if energy:
+        out.append(Cost(amount=energy, unit="energy", left=me.resources["energy"] - energy))
+    return out
+
+
+def odds(game: Game, cfg: Mapping[str, Any], me: Combatant, code: str, target: str | None,
+         options: Mapping[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """TC-1 roll-under d100 with TC-AMB-1's critical ranges; TC-2, TC-49, TC-26, TC-57:
+    the attack (DEX, PERC with a ranged weapon, TC-AMB-32) or casting (MM, TC-10) test on
+    the first target, with the options `legal` tries."""
+    foe = game.combatants.get(target) if target is not None else None
+    if code == "attack":
+        weapon = weapon_of(me)
+        if weapon is None:
+            return {}
+        tcs = tcs_named(me, options.get("tcs"), ("technique", "skill"))
+        ranged = bool(weapon["ranged"])
+        stat = (tcs or {}).get("stat") or ("PERC" if ranged else "DEX")
+        test = test_of(cfg, me, foe, stat, options, ranged=ranged, basic=False,
+                       base_range=weapon["base_range_m"])  # fmt: skip
+    elif code == "cast" and options.get("spell") is not None:
+        test = test_of(cfg, me, foe, "MM", options, ranged=False, basic=False)
+    else:
+        return {}
+    chance = percent_under(test.threshold, 100, always=int(cfg["crit.success_max"]),
+                           never_from=int(cfg["crit.fail_min"]))  # fmt: skip
+    return {"chance": chance, "stat": test.stat, "threshold": test.threshold, "die": "d100"}
+
+
+def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
+    """Each action `actor` may declare now or why not, with its cost and odds."""
     cfg = full(settings)
     me = game.combatants.get(actor)
     if me is None:
@@ -84,7 +131,7 @@ def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[st
     my_turn = game.started and game.actor == actor and not game.pending and me.out is None
     declared = game.uses(actor, ACTIONS_KEY) > 0
     foes = [c.id for c in game.combatants.values() if c.out is None and c.side != me.side]
-    out = []
+    out: list[LegalAction] = []
     for code, spec in ACTIONS.items():
         options = sample(me, code)
         aims: list[str | None] = list(foes) if _needs_target(me, code, options) else [None]
@@ -110,13 +157,14 @@ def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[dict[st
         elif declared:
             reason, rule = "this turn's actions are declared", "TC-7"
         listed = _feasible(game, cfg, actor, code, [*targets] or aims, options, choices(me, code))
-        out.append({
-            "action": code,
-            "enabled": my_turn and not declared and ok,
-            "reason": "" if my_turn and not declared and ok else reason,
-            "rule": rule if not (my_turn and not declared and ok) else spec.rule,
-            "targets": targets,
-            "choices": listed,
-            "cost": cost(game, cfg, actor, code, options, PER_TURN),
-        })  # fmt: skip
+        out.append(LegalAction(
+            action=code,
+            enabled=my_turn and not declared and ok,
+            reason="" if my_turn and not declared and ok else reason,
+            rule=rule if not (my_turn and not declared and ok) else spec.rule,
+            targets=targets,
+            choices=listed,
+            cost=costs(game, cfg, me, code, options),
+            **odds(game, cfg, me, code, targets[0] if targets else None, options),
+        ))  # fmt: skip
     return out

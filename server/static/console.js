@@ -31,7 +31,29 @@ function choiceFields(entry) {
   });
 }
 
-function actionRow(app, b, cid, entry) {
+// What an action or reaction costs, in its system's own currency, and the odds of its
+// roll, as `legal` lists them: "1 half-action (2 left) · 60% (ATT 12)".
+function unitText(c) {
+  return t(`unit_${c.unit}${c.amount === 1 ? "" : "_n"}`, { n: c.amount });
+}
+
+export function oddsText(entry) {
+  const parts = (entry.cost || []).map((c) => (c.left === undefined || c.left === null
+    ? unitText(c) : `${unitText(c)} ${t("left_after", { n: c.left })}`));
+  if (entry.chance !== undefined && entry.chance !== null) {
+    parts.push(entry.threshold !== undefined
+      ? t("chance_of", { pct: entry.chance, stat: entry.stat, threshold: entry.threshold })
+      : `${entry.chance}%`);
+  }
+  return parts.join(" · ");
+}
+
+const oddsHtml = (entry) => {
+  const text = oddsText(entry);
+  return text ? html`<span class="odds" data-odds="${entry.action}">${text}</span>` : "";
+};
+
+function actionRow(app, b, cid, entry, pick = "act") {
   const spec = app.rules.actions[entry.action] || {};
   const label = localized(spec) || entry.action;
   const targets = entry.targets || [];
@@ -39,11 +61,12 @@ function actionRow(app, b, cid, entry) {
   const why = entry.enabled ? "" : entry.reason;
   return html`
     <li class="action ${entry.enabled ? "" : "disabled"}" data-cid="${cid}" data-action="${entry.action}">
-      <button type="button" data-act="${entry.action}" ${entry.enabled ? "" : html`disabled aria-disabled="true"`}
+      <button type="button" data-${pick}="${entry.action}" ${entry.enabled ? "" : html`disabled aria-disabled="true"`}
         title="${why || entry.rule || ""}">${label}</button>
       ${targets.length ? html`<label class="mini">${t("target")} <select data-field="target">${targets.map((id) => html`<option value="${id}">${nameOf(b, id)}</option>`)}</select></label>` : ""}
       ${ranks.length ? html`<label class="mini">${t("rank")} <select data-field="rank">${ranks.map((r, i) => html`<option ${i === ranks.length - 1 ? "selected" : ""}>${r}</option>`)}</select></label>` : ""}
       ${entry.enabled ? choiceFields(entry) : ""}
+      ${oddsHtml(entry)}
       ${entry.rule ? html`<code class="rule">${entry.rule}</code>` : ""}
       ${why ? html`<span class="reason">${why}</span>` : ""}
     </li>`;
@@ -53,21 +76,130 @@ function actionsHtml(app, b, cid) {
   const entries = (b.legal[cid] || []).filter((e) => e.action in app.rules.actions && !e.reaction);
   const end = b.started && b.actor === cid && !b.encounter.closed
     ? html`<li class="action"><button type="button" data-end="${cid}">${t("end_turn")}</button></li>` : "";
-  return html`<ul class="actions">${entries.map((e) => actionRow(app, b, cid, e))}${thenRow(app, b, entries)}${end}</ul>`;
+  if (app.rules.turn === "two_declared") return declareHtml(app, b, cid, entries, end);
+  return html`<ul class="actions">${entries.map((e) => actionRow(app, b, cid, e))}${end}</ul>`;
 }
 
-// Systems whose turn is two declared actions (d100-tcs, TC-7) list each action's `cost`:
-// the second action is declared with the first, as `options.then`.
-function thenRow(app, b, entries) {
-  if (!entries.some((e) => e.cost !== undefined)) return "";
-  const second = entries.filter((e) => e.enabled);
-  const targets = [...new Set(second.flatMap((e) => e.targets || []))];
-  return html`<li class="action then">
-    <label class="mini">${t("then_action")} <select data-then="action"><option value="">–</option>
-      ${second.map((e) => html`<option value="${e.action}">${localized(app.rules.actions[e.action] || {}) || e.action}</option>`)}</select></label>
-    ${targets.length ? html`<label class="mini">${t("target")} <select data-then="target"><option value="">–</option>
-      ${targets.map((id) => html`<option value="${id}">${nameOf(b, id)}</option>`)}</select></label>` : ""}
-    <code class="rule">TC-7</code></li>`;
+// --- a turn of two declared actions (the rule system says `turn: "two_declared"`) -------
+// Step 1 picks the first action, step 2 the second (or nothing), step 3 shows both and
+// sends them as one `act` with `options.then` once confirmed. The draft lives here, per
+// combatant and turn, so a board update in between keeps it.
+
+const drafts = new Map();
+const turnKey = (b, cid) => `${b.encounter.id}:${b.round}:${b.phase}:${cid}`;
+
+function draftOf(b, cid) {
+  const d = drafts.get(cid);
+  if (d && d.key === turnKey(b, cid)) return d;
+  const fresh = { key: turnKey(b, cid), first: null, second: undefined };
+  drafts.set(cid, fresh);
+  return fresh;
+}
+
+/** What one row declares: {action, target?, rank?, options, entry}. */
+function readStep(row, entry) {
+  const step = { action: entry.action, options: readOptions(row), entry };
+  const target = $("[data-field=target]", row);
+  const rank = $("[data-field=rank]", row);
+  if (target) step.target = target.value;
+  if (rank) step.rank = rank.value;
+  return step;
+}
+
+function stepText(app, b, step) {
+  if (!step) return t("nothing");
+  const label = localized(app.rules.actions[step.action] || {}) || step.action;
+  const to = step.target ? ` → ${nameOf(b, step.target)}` : "";
+  const extra = oddsText(step.entry);
+  return `${label}${to}${extra ? ` · ${extra}` : ""}`;
+}
+
+/** A second action's entry with what its costs leave counted after the first's. */
+function afterFirst(entry, first) {
+  const spent = {};
+  for (const c of first.entry.cost || []) spent[c.unit] = (spent[c.unit] || 0) + c.amount;
+  const cost = (entry.cost || []).map((c) => (c.left === undefined || c.left === null || !spent[c.unit]
+    ? c : { ...c, left: c.left - spent[c.unit] }));
+  return { ...entry, cost };
+}
+
+/** Actions left for the second step: the first's `action` cost says how many remain. */
+function roomAfter(step) {
+  const spent = (step.entry.cost || []).find((c) => c.unit === "action");
+  return spent && spent.left !== undefined && spent.left !== null ? spent.left : 1;
+}
+
+function declareHtml(app, b, cid, entries, end) {
+  const d = draftOf(b, cid);
+  const declared = html`<li class="declared" data-step="first">${t("first_action")}: ${stepText(app, b, d.first)}
+    <button type="button" class="secondary" data-redo="${cid}">${t("change")}</button></li>`;
+  let body;
+  if (!d.first) {
+    body = html`<li class="step-head" data-step-head="1">${t("choose_first")}</li>${entries.map((e) => actionRow(app, b, cid, e, "first"))}`;
+  } else if (d.second === undefined) {
+    const room = roomAfter(d.first);
+    const fits = entries.filter((e) => {
+      const spent = (e.cost || []).find((c) => c.unit === "action");
+      return !spent || spent.amount <= room;
+    }).map((e) => afterFirst(e, d.first));
+    body = html`${declared}<li class="step-head" data-step-head="2">${t("choose_second")}</li>
+      ${fits.map((e) => actionRow(app, b, cid, e, "second"))}
+      <li class="action"><button type="button" class="secondary" data-second="">${t("nothing")}</button></li>`;
+  } else {
+    body = html`${declared}
+      <li class="declared" data-step="second">${t("second_action")}: ${stepText(app, b, d.second)}</li>
+      <li class="action"><button type="button" data-declare="${cid}">${t("declare_turn")}</button>
+        <code class="rule">TC-7</code></li>`;
+  }
+  return html`<ul class="actions two-declared" data-cid="${cid}">${body}${end}</ul>`;
+}
+
+function rerender(app) {
+  const b = app.shown();
+  if (!b) return;
+  if (app.role === "gm") renderGm(app, b);
+  else if (app.role === "player") renderPlayer(app, b);
+}
+
+/** A click in the two-step declaration; true if it was one. */
+function declareClick(app, btn) {
+  const list = btn.closest("ul.two-declared");
+  if (!list) return false;
+  const cid = list.dataset.cid;
+  const b = app.shown();
+  const d = draftOf(b, cid);
+  const row = btn.closest("[data-action]");
+  const entry = row && (b.legal[cid] || []).find((e) => e.action === row.dataset.action && !e.reaction);
+  if (btn.dataset.first !== undefined && entry) {
+    d.first = readStep(row, entry);
+    d.second = roomAfter(d.first) > 0 ? undefined : null;
+  } else if (btn.dataset.second !== undefined) {
+    d.second = entry ? readStep(row, afterFirst(entry, d.first)) : null;
+  } else if (btn.dataset.redo !== undefined) {
+    d.first = null;
+    d.second = undefined;
+  } else {
+    return false;
+  }
+  rerender(app);
+  return true;
+}
+
+function declareBody(app, cid) {
+  const d = draftOf(app.shown(), cid);
+  const first = d.first;
+  const body = { type: "act", actor: cid, action: first.action };
+  if (first.target) body.target = first.target;
+  if (first.rank) body.rank = first.rank;
+  const options = { ...first.options };
+  if (d.second) {
+    const then = { action: d.second.action };
+    if (d.second.target) then.target = d.second.target;
+    if (Object.keys(d.second.options).length) then.options = d.second.options;
+    options.then = then;
+  }
+  if (Object.keys(options).length) body.options = options;
+  return body;
 }
 
 function reactionsHtml(app, b, p, asGm) {
@@ -82,6 +214,7 @@ function reactionsHtml(app, b, p, asGm) {
       class="${opt === "none" ? "secondary" : ""}" ${enabled ? "" : "disabled"}
       title="${entry && !enabled ? entry.reason : (spec && spec.rule) || ""}">${label}</button>
       ${entry && enabled ? choiceFields(entry) : ""}
+      ${entry ? oddsHtml(entry) : ""}
       ${entry && !enabled ? html`<span class="reason">${entry.reason}</span>` : ""}</span>`;
   });
   return html`
@@ -109,8 +242,11 @@ function bindCommands(app, root, msgEl) {
   root.addEventListener("click", async (e) => {
     const btn = e.target.closest("button");
     if (!btn || btn.disabled) return;
+    if (declareClick(app, btn)) return;
     let body = null;
-    if (btn.dataset.act) {
+    if (btn.dataset.declare) {
+      body = declareBody(app, btn.dataset.declare);
+    } else if (btn.dataset.act) {
       const row = btn.closest("[data-action]");
       body = { type: "act", actor: row.dataset.cid, action: btn.dataset.act };
       const target = $("[data-field=target]", row);
@@ -118,14 +254,6 @@ function bindCommands(app, root, msgEl) {
       if (target) body.target = target.value;
       if (rank) body.rank = rank.value;
       const options = readOptions(row);
-      const list = row.closest("ul.actions");
-      const second = list && $("[data-then=action]", list);
-      if (second && second.value) {
-        const then = { action: second.value };
-        const target = $("[data-then=target]", list);
-        if (target && target.value) then.target = target.value;
-        options.then = then;
-      }
       if (Object.keys(options).length) body.options = options;
     } else if (btn.dataset.react) {
       const box = btn.closest(".react");
@@ -142,7 +270,8 @@ function bindCommands(app, root, msgEl) {
     } else if (btn.dataset.end) {
       body = { type: "end_turn", actor: btn.dataset.end };
     }
-    if (body) await app.send(body, msgEl);
+    // A declared turn's draft goes once the server took it; a refusal keeps it to change.
+    if (body && (await app.send(body, msgEl)) && btn.dataset.declare) drafts.delete(btn.dataset.declare);
   });
 }
 

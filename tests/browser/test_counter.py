@@ -71,7 +71,9 @@ def test_TC_21_an_actions_numeric_choice_is_sent_as_a_number(
     eid, gm, page = tcs_console(browser, base, "tcs-gm")
     move = page.locator("#gm-actions li[data-action=move]")
     move.locator("select[data-choice=sprint]").select_option(label="1")
-    move.locator("button[data-act=move]").click()
+    move.locator("button[data-first=move]").click()
+    page.locator("#gm-actions button[data-second='']").click()  # TC-7: nothing after it
+    page.locator("#gm-actions button[data-declare]").click()
     expect(page.locator("#log li.action_declared").last).to_contain_text("Move")
     events = httpx.get(f"{base}/api/encounters/{eid}/events",
                        headers={"Authorization": f"Bearer {gm}"}, timeout=5).json()["events"]
@@ -84,8 +86,9 @@ def test_TC_7_the_console_declares_a_second_action_with_the_first(
 ) -> None:
     base = ui_server.base
     eid, gm, page = tcs_console(browser, base, "tcs-then")
-    page.locator("#gm-actions select[data-then=action]").select_option("focus")
-    page.locator("#gm-actions li[data-action=move] button[data-act=move]").click()
+    page.locator("#gm-actions li[data-action=move] button[data-first=move]").click()
+    page.locator("#gm-actions li[data-action=focus] button[data-second=focus]").click()
+    page.locator("#gm-actions button[data-declare]").click()
     expect(page.locator("#log li.action_resolved")).to_have_count(2)
     events = httpx.get(f"{base}/api/encounters/{eid}/events",
                        headers={"Authorization": f"Bearer {gm}"}, timeout=5).json()["events"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain import commands as cmd
@@ -815,18 +816,22 @@ def test_NA_48_the_Milicien_parries_an_arrow_with_a_shield_on_4() -> None:
 
 def test_legal_lists_every_action_with_its_reason_and_rule() -> None:
     table, a, b = duel()
-    listed = {x["action"]: x for x in RULES.legal(table.state.game, a, {})}
+    listed = {x["action"]: x for x in msgspec.to_builtins(RULES.legal(table.state.game, a, {}))}
     assert set(listed) == set(RULES.actions)
     assert listed["attack"]["enabled"] and listed["attack"]["targets"] == [b]
     assert not listed["shoot"]["enabled"] and listed["shoot"]["rule"] == "NA-29"
-    other = {x["action"]: x for x in RULES.legal(table.state.game, b, {})}
+    other = {x["action"]: x for x in msgspec.to_builtins(RULES.legal(table.state.game, b, {}))}
     assert not other["attack"]["enabled"] and other["attack"]["reason"] == "not your turn"
 
 
 def test_legal_lists_the_defenses_of_a_pending_hit() -> None:
     table, a, b = duel(a={"weapons": [BOW]}, b={"shield": SHIELD})
     table.act(a, "shoot", b, [5])
-    listed = {x["action"]: x for x in RULES.legal(table.state.game, b, {}) if x.get("reaction")}
+    listed = {
+        x["action"]: x
+        for x in msgspec.to_builtins(RULES.legal(table.state.game, b, {}))
+        if x.get("reaction")
+    }
     assert listed["parry"]["enabled"]
     assert (listed["dodge"]["enabled"], listed["dodge"]["rule"]) == (False, "NA-32")
 
@@ -835,7 +840,7 @@ def test_legal_shows_the_engaged_charge_refusal() -> None:
     table, a, b = duel(a={"NA": 3})
     table.act(a, "attack", b, [20])
     table.end(b)
-    listed = {x["action"]: x for x in RULES.legal(table.state.game, a, {})}
+    listed = {x["action"]: x for x in msgspec.to_builtins(RULES.legal(table.state.game, a, {}))}
     assert (listed["charge"]["enabled"], listed["charge"]["rule"]) == (False, "NA-8")
 
 
@@ -956,9 +961,10 @@ def test_NA_AMB_4_a_shared_counter_makes_a_dodge_after_a_parry_a_full_action() -
     table.react(b, "parry", [20, 15])
     table.end(b)
     events = table.act(a, "attack", b, [5])
-    listed = {x["action"]: x for x in RULES.legal(table.state.game, b, {
-        "defense.counter_scope": "per_round_shared"}) if x.get("reaction")}  # fmt: skip
-    assert listed["dodge"]["cost"] == 2 and of(events, ev.ReactionAwaited)
+    listed = {x["action"]: x for x in msgspec.to_builtins(RULES.legal(table.state.game, b, {
+        "defense.counter_scope": "per_round_shared"})) if x.get("reaction")}  # fmt: skip
+    assert listed["dodge"]["cost"] == [{"amount": 2, "unit": "half_action", "left": 2}]
+    assert of(events, ev.ReactionAwaited)
     table.react(b, "dodge", [20, 15])
     assert table.budget(b) == 5 - 1 - 2
 
@@ -979,12 +985,13 @@ def test_NA_AMB_19_the_shield_setting_refuses_improvised_cover() -> None:
 
 def test_legal_offers_the_weapons_zones_and_distance_an_attack_takes() -> None:
     table, a, _ = duel(a={"weapons": [SWORD, BOW]})
-    listed = {x["action"]: x for x in RULES.legal(table.state.game, a, {})}
+    listed = {x["action"]: x for x in msgspec.to_builtins(RULES.legal(table.state.game, a, {}))}
     assert listed["attack"]["choices"]["weapon"] == ["sword"]
     assert listed["shoot"]["choices"]["weapon"] == ["bow"]
     assert "head" in listed["shoot"]["choices"]["aim"] and listed["shoot"]["choices"]["distance"]
     resolver = {
-        x["action"]: x for x in RULES.legal(table.state.game, a, {"profile": "resolver_1v1"})
+        x["action"]: x
+        for x in msgspec.to_builtins(RULES.legal(table.state.game, a, {"profile": "resolver_1v1"}))
     }
     assert "aim" not in resolver["attack"]["choices"]
     assert (resolver["shoot"]["enabled"], resolver["shoot"]["rule"]) == (False, "NA-37")

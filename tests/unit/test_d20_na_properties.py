@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -76,14 +77,14 @@ def test_random_play_keeps_the_rules(
             break
         if game.pending:
             pending = game.pending[0]
-            listed = RULES.legal(game, pending.target, table)
+            listed = msgspec.to_builtins(RULES.legal(game, pending.target, table))
             reactions = [x for x in listed if x.get("reaction")]
             pick = reactions[choice % len(reactions)]
             command: cmd.Command = cmd.React(actor=pending.target, reaction=pick["action"])
         else:
             actor = game.actor
             assert actor is not None
-            listed = RULES.legal(game, actor, table)
+            listed = msgspec.to_builtins(RULES.legal(game, actor, table))
             if choice % 7 == 0:
                 run(cmd.EndTurn(actor=actor))
                 continue

@@ -16,6 +16,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain import commands as cmd
@@ -65,6 +66,9 @@ class _Random:
         self.n += 1
         faces = [self.rng.randint(1, size) for size in sizes]
         return Drawn(faces, "server", "hidden" if hidden else "main", self.n, "", list(sizes))
+
+    def reveal(self, seed_id: str) -> bytes | None:
+        return None  # no seed behind these dice
 
 
 def _dice(rng: random.Random) -> _Random:
@@ -136,7 +140,7 @@ def play(ruleset: str, seed: int, steps: int = 60) -> int:
     for _ in range(steps):
         playable: list[cmd.Command] = []
         for cid in list(state.game.combatants):
-            for entry in rules.legal(state.game, cid, state.ledger.settings):
+            for entry in msgspec.to_builtins(rules.legal(state.game, cid, state.ledger.settings)):
                 if not entry["enabled"]:
                     continue
                 for group in _offers(ruleset, state, cid, entry):

@@ -8,6 +8,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain import commands as cmd
@@ -47,7 +48,7 @@ def variants(entry: dict[str, Any], rules: RuleSystem) -> Iterator[dict[str, Any
             else:  # a number field, e.g. a distance in metres
                 yield {key: 0}
                 yield {key: 30}
-    if "cost" in entry and rules.id == "d100-tcs":
+    if rules.turn == "two_declared" and kind_of(entry, rules) == "action":
         for second in rules.actions:
             yield {"then": {"action": second}}
             yield {"then": {"action": second, "target": "c2", "options": {}}}
@@ -78,14 +79,15 @@ def play_checking_options(ruleset: str, presets: tuple[str, str], seed: int) -> 
     for _ in range(60):
         game = state.game
         for cid in game.combatants:
-            for entry in rules.legal(game, cid, state.ledger.settings):
+            for entry in msgspec.to_builtins(rules.legal(game, cid, state.ledger.settings)):
                 for options in variants(entry, rules):
                     kind = kind_of(entry, rules)
                     opts.check(rules, game, cid, kind, entry["action"], options)  # type: ignore[arg-type]
                     checked += 1
         if game.pending:
             p = game.pending[0]
-            answers = [e for e in rules.legal(game, p.target, state.ledger.settings)
+            listed = msgspec.to_builtins(rules.legal(game, p.target, state.ledger.settings))
+            answers = [e for e in listed
                        if kind_of(e, rules) == "reaction" and e.get("enabled", True)]  # fmt: skip
             answer = pick.choice(answers) if answers else {"action": "none"}
             options = pick.choice([{}, *variants(answer, rules)])
@@ -95,7 +97,7 @@ def play_checking_options(ruleset: str, presets: tuple[str, str], seed: int) -> 
         actor = game.actor
         if actor is None:
             break
-        entries = [e for e in rules.legal(game, actor, state.ledger.settings)
+        entries = [e for e in msgspec.to_builtins(rules.legal(game, actor, state.ledger.settings))
                    if e.get("enabled") and kind_of(e, rules) == "action"]  # fmt: skip
         if entries:
             entry = pick.choice(entries)

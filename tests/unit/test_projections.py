@@ -309,7 +309,17 @@ def test_once_combat_starts_the_board_shows_whose_turn_and_what_they_may_do() ->
     ]
     assert view["legal"] == {
         "c1": [
-            {"action": "attack", "enabled": True, "reason": "", "rule": "PD-2", "targets": ["c2"]},
+            {
+                "action": "attack",
+                "enabled": True,
+                "reason": "",
+                "rule": "PD-2",
+                "targets": ["c2"],
+                "chance": 55,  # PD-1: d100 <= the guard's skill 55
+                "stat": "skill",
+                "threshold": 55,
+                "die": "d100",
+            },
             {"action": "second_wind", "enabled": True, "reason": "", "rule": "PD-3", "targets": []},
         ]
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain import commands as cmd
@@ -766,7 +767,10 @@ def test_RK_21_with_no_opponent_left_there_is_nobody_to_attack() -> None:
     t, a, b = duel(master(STR="A"), master(hp=5))
     t.act(a, "attack_physical", 10, target=b)
     t.react(b, "none")
-    listed = {e["action"]: e for e in REGISTRY["ranks-d100"].legal(t.state.game, a, {})}
+    listed = {
+        e["action"]: e
+        for e in msgspec.to_builtins(REGISTRY["ranks-d100"].legal(t.state.game, a, {}))
+    }
     assert (listed["attack_magic"]["enabled"], listed["attack_magic"]["rule"]) == (False, "RK-21")
     assert t.state.game.active() == [a]
 
@@ -779,14 +783,23 @@ def test_legal_lists_each_action_with_its_rule_targets_and_ranks() -> None:
     rules = t.state.ledger.settings
     from domain.rules import REGISTRY
 
-    listed = {e["action"]: e for e in REGISTRY["ranks-d100"].legal(t.state.game, a, rules)}
+    listed = {
+        e["action"]: e
+        for e in msgspec.to_builtins(REGISTRY["ranks-d100"].legal(t.state.game, a, rules))
+    }
     assert listed["attack_physical"]["enabled"] and listed["attack_physical"]["targets"] == [b]
     assert listed["attack_physical"]["ranks"] == ["E", "D", "C", "B"]
     assert listed["attack_magic"]["ranks"] == ["E", "D"]  # 15 mana: costs 5 and 10
     t.act(a, "attack_physical", 90, target=b)
-    listed = {e["action"]: e for e in REGISTRY["ranks-d100"].legal(t.state.game, a, rules)}
+    listed = {
+        e["action"]: e
+        for e in msgspec.to_builtins(REGISTRY["ranks-d100"].legal(t.state.game, a, rules))
+    }
     assert not listed["attack_magic"]["enabled"] and listed["attack_magic"]["rule"] == "RK-17"
-    theirs = {e["action"]: e for e in REGISTRY["ranks-d100"].legal(t.state.game, b, rules)}
+    theirs = {
+        e["action"]: e
+        for e in msgspec.to_builtins(REGISTRY["ranks-d100"].legal(t.state.game, b, rules))
+    }
     assert theirs["attack_physical"]["rule"] == "RK-15"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+import msgspec
 import pytest
 
 from domain import commands as cmd
@@ -103,7 +104,10 @@ def duel(
 
 def legal_of(t: Table, cid: str) -> list[dict[str, Any]]:
     """What the board offers `cid` now."""
-    return REGISTRY["ranks-d100"].legal(t.state.game, cid, t.state.ledger.settings)
+    offered: list[dict[str, Any]] = msgspec.to_builtins(
+        REGISTRY["ranks-d100"].legal(t.state.game, cid, t.state.ledger.settings)
+    )
+    return offered
 
 
 def checks(events: list[ev.Event]) -> list[ev.Check]:

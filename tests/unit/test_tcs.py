@@ -7,6 +7,7 @@ each test's d100 (attack, last stand, friendly-fire pick...).
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from domain import commands as cmd
@@ -396,7 +397,7 @@ def test_TC_24_a_prone_combatant_may_only_stand_up_or_flee() -> None:
     assert table.res(a) == 1 and table.status(a, "prone")
     with refused("rule_violation", "TC-24"):
         table.act(a, "attack", b)
-    listed = {x["action"]: x for x in RULES.legal(table.state.game, a, QUIET)}
+    listed = {x["action"]: x for x in msgspec.to_builtins(RULES.legal(table.state.game, a, QUIET))}
     assert {k for k, x in listed.items() if x["enabled"]} == {"stand_up", "flee"}
     assert listed["attack"]["rule"] == "TC-24"
 
@@ -577,13 +578,13 @@ def test_every_setting_default_is_accepted_and_names_its_rule() -> None:
 
 def test_legal_lists_each_action_with_its_rule_targets_and_choices() -> None:
     table, a, b = duel(a={"tcs": [{"name": "lunge"}]})
-    listed = {x["action"]: x for x in RULES.legal(table.state.game, a, {})}
+    listed = {x["action"]: x for x in msgspec.to_builtins(RULES.legal(table.state.game, a, {}))}
     assert set(listed) == set(RULES.actions)
     attack = listed["attack"]
     assert (attack["enabled"], attack["targets"], attack["rule"]) == (True, [b], "TC-8")
     assert attack["choices"]["tcs"] == ["lunge"]
     assert (listed["stand_up"]["enabled"], listed["stand_up"]["rule"]) == (False, "TC-25")
-    theirs = RULES.legal(table.state.game, b, {})
+    theirs = msgspec.to_builtins(RULES.legal(table.state.game, b, {}))
     assert not any(x["enabled"] for x in theirs)
 
 

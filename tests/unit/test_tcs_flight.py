@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain import commands as cmd
@@ -126,7 +127,7 @@ def test_TC_AMB_14_an_even_confrontation_goes_to_the_fleer() -> None:
 
 def _legal(table: Table, cid: str) -> dict[str, dict[str, Any]]:
     game = table.state.game
-    listed = REGISTRY["d100-tcs"].legal(game, cid, table.state.ledger.settings)
+    listed = msgspec.to_builtins(REGISTRY["d100-tcs"].legal(game, cid, table.state.ledger.settings))
     return {e["action"]: e for e in listed}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -84,7 +85,7 @@ def test_random_play_keeps_the_rules(
         if choice % 11 == 0:
             run(cmd.EndTurn(actor=actor))
             continue
-        listed = RULES.legal(state.game, actor, {})
+        listed = msgspec.to_builtins(RULES.legal(state.game, actor, {}))
         enabled = [x for x in listed if x["enabled"]]
         pick = (enabled or listed)[choice % len(enabled or listed)]
         target = pick["targets"][choice % len(pick["targets"])] if pick["targets"] else None
