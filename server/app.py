@@ -45,6 +45,7 @@ from server.errors import (
 from server.hub import Hub
 from server.live import WsMessage, WsServerMessage, ws_encounter
 from server.live_war import ws_campaign
+from server.log_api import routes as log_routes
 from server.metrics import Metrics
 from server.requests import bearer, body_of, service, view_role
 from server.service import CommandKey, EncounterService, Replayed, parse_id
@@ -328,6 +329,7 @@ def create_app(database_url: str | None = None, home: Path | None = None) -> Sta
         *webhook_routes,
         *campaign_routes,
         *dice_routes,
+        *log_routes,
         *simulate_routes,
         Route("/healthz", healthz),
         Route("/metrics", metrics),
