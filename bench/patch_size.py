@@ -89,6 +89,19 @@ def main() -> int:
                 f"{name:16} updates {len(sizes):4}  median {med:8.0f} B  "
                 f"p90 {sizes[int(0.9 * (len(sizes) - 1))]:7} B  max {sizes[-1]:7} B"
             )
+        shares: dict[str, int] = {}
+        patches = [json.loads(m) for m in streams["gm patch"]]
+        for u in patches:
+            for op in u.get("patch", []):
+                top = op["path"].split("/")[1] if op["path"] else ""
+                shares[top] = shares.get(top, 0) + len(json.dumps(op, separators=(",", ":")))
+        total = sum(shares.values()) or 1
+        print(
+            "gm patch bytes by board key:",
+            ", ".join(
+                f"{k} {v / total:.0%}" for k, v in sorted(shares.items(), key=lambda kv: -kv[1])
+            ),
+        )
         body = json.loads(medians["gm board"])
         n = 2000
         t0 = time.perf_counter()

@@ -4,7 +4,8 @@ jsonpatch (python-json-patch) makes exact, small patches, but its list diff runs
 difflib over a sorted copy of every member: 1.2 ms for the 30-line log window alone,
 paid once per role per update. Here equal subtrees are skipped with `==` (C speed),
 dicts and same-length lists recurse, a list that slid (the log tail: lines drop off
-the front, new ones come at the end) becomes removes at 0 and appends, and only a list
+the front, new ones come at the end) becomes removes at 0 and appends, a dict key that
+was renamed a move and a small patch, and only a list
 that changed length otherwise is handed to jsonpatch. The output is plain
 `{"op", "path", "value"?}` dicts, checked against jsonpatch.apply_patch in the tests.
 """
@@ -14,8 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 import jsonpatch
+import msgspec
 
 __all__ = ["diff", "escape"]
+
+_encode = msgspec.json.Encoder().encode
 
 Op = dict[str, Any]
 
@@ -36,19 +40,39 @@ def _diff(path: str, old: Any, new: Any, out: list[Op]) -> None:
     if type(old) is type(new) and old == new:
         return
     if type(old) is dict and type(new) is dict:
-        for key, value in old.items():
-            where = f"{path}/{escape(key)}"
-            if key not in new:
-                out.append({"op": "remove", "path": where})
-            else:
-                _diff(where, value, new[key], out)
-        for key, value in new.items():
-            if key not in old:
-                out.append({"op": "add", "path": f"{path}/{escape(key)}", "value": value})
+        _diff_dict(path, old, new, out)
     elif type(old) is list and type(new) is list:
         _diff_list(path, old, new, out)
     else:
         out.append({"op": "replace", "path": path, "value": new})
+
+
+def _diff_dict(path: str, old: dict[str, Any], new: dict[str, Any], out: list[Op]) -> None:
+    gone = [key for key in old if key not in new]
+    came = [key for key in new if key not in old]
+    for key, value in old.items():
+        if key in new:
+            _diff(f"{path}/{escape(key)}", value, new[key], out)
+    # A key renamed (the board's `legal` when the turn passes: one combatant's actions
+    # out, the next one's in, mostly alike) is a move and a small patch when that is
+    # shorter than removing one and adding the other whole.
+    moved: set[int] = set()
+    for i, (was, now) in enumerate(zip(gone, came, strict=False)):
+        a, b = old[was], new[now]
+        if type(a) is type(b) and type(a) in (dict, list):
+            where = f"{path}/{escape(now)}"
+            sub: list[Op] = []
+            _diff(where, a, b, sub)
+            if len(_encode(sub)) < len(_encode(b)):
+                out.append({"op": "move", "from": f"{path}/{escape(was)}", "path": where})
+                out.extend(sub)
+                moved.add(i)
+    for i, key in enumerate(gone):
+        if i not in moved:
+            out.append({"op": "remove", "path": f"{path}/{escape(key)}"})
+    for i, key in enumerate(came):
+        if i not in moved:
+            out.append({"op": "add", "path": f"{path}/{escape(key)}", "value": new[key]})
 
 
 def _diff_list(path: str, old: list[Any], new: list[Any], out: list[Op]) -> None:
