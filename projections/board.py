@@ -8,7 +8,9 @@ public from the start. Everything is plain JSON: dicts, lists, str, int, bool, N
 
 from __future__ import annotations
 
-from typing import Any
+import bisect
+from collections.abc import Sequence
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
@@ -17,9 +19,11 @@ from domain.state import Combatant, EncounterState, Game
 from projections.log import LogLine, pending_text
 from projections.view import Projection
 
-__all__ = ["LOG_LINES", "board", "lines_for", "winner"]
+__all__ = ["LOG_LINES", "LogPage", "board", "lines_for", "log_page", "winner"]
 
-LOG_LINES = 100
+# The board carries the last LOG_LINES lines (every update repeats the board, or patches
+# it); older lines are paged with `log_page` (GET /api/encounters/{id}/log).
+LOG_LINES = 30
 
 
 def board(proj: Projection, role: str) -> dict[str, Any]:
@@ -82,15 +86,54 @@ def lines_for(lines: list[LogLine], role: str) -> list[LogLine]:
     return list(lines) if role == "gm" else [line for line in lines if not line.hidden]
 
 
-def _tail(lines: list[LogLine], gm: bool) -> list[LogLine]:
-    """The last LOG_LINES lines the role may read, walking back from the end."""
-    out: list[LogLine] = []
+def _tail(lines: Sequence[Line], gm: bool, limit: int = LOG_LINES) -> list[Line]:
+    """The last `limit` lines the role may read, walking back from the end."""
+    out: list[Line] = []
     for line in reversed(lines):
-        if len(out) == LOG_LINES:
+        if len(out) == limit:
             break
         if gm or not line.hidden:
             out.append(line)
     return out[::-1]
+
+
+class _Line(Protocol):
+    @property
+    def version(self) -> int: ...
+    @property
+    def hidden(self) -> bool: ...
+
+
+Line = TypeVar("Line", bound=_Line)
+
+
+class LogPage(NamedTuple, Generic[Line]):
+    """A page of the log: `lines` in order, and whether earlier ones exist for the role."""
+
+    lines: list[Line]
+    more: bool
+
+
+def log_page(lines: Sequence[Line], role: str, before: int, limit: int) -> LogPage[Line]:
+    """The last `limit` lines `role` may read among those from versions before `before`,
+    with every line of the page's first version (one event's lines are never split, so
+    the next page is simply `before` that version).
+
+    `lines` is the log in version order (any log whose lines carry `version` and
+    `hidden`); a GM reads every line, any other role none that is hidden.
+    """
+    gm = role == "gm"
+    end = bisect.bisect_left(lines, before, key=_version)
+    tail = _tail(lines[:end], gm, limit)
+    if not tail:
+        return LogPage([], False)
+    start = bisect.bisect_left(lines, tail[0].version, key=_version)
+    page = [line for line in lines[start:end] if gm or not line.hidden]
+    return LogPage(page, bool(_tail(lines[:start], gm, 1)))
+
+
+def _version(line: _Line) -> int:
+    return line.version
 
 
 def winner(game: Game) -> str | None:

@@ -52,6 +52,7 @@ from server.errors import (
 from server.hub import Hub
 from server.live import WsMessage, WsServerMessage, ws_encounter
 from server.live_war import ws_campaign
+from server.log_api import routes as log_routes
 from server.metrics import Metrics
 from server.requests import bearer, body_of, limit_creation, service, view_role
 from server.service import CommandKey, EncounterService, Replayed, parse_id
@@ -356,6 +357,7 @@ def create_app(
         *webhook_routes,
         *campaign_routes,
         *dice_routes,
+        *log_routes,
         *simulate_routes,
         Route("/openapi.json", openapi_json),
         Route("/asyncapi.json", asyncapi_json),

@@ -4,7 +4,9 @@ A connection joins its encounter's room in the hub, which queues the snapshot (o
 missed update) and then each committed change; a pump sends them. What the client may
 send is a ping; other text gets an error message and the socket stays open, a binary
 frame closes it 1003. A frame over CLIENT_FRAME_LIMIT closes it 1009 and a client that
-stops reading is reset: both happen below ASGI, in server/ws_transport.py.
+stops reading is reset: both happen below ASGI, in server/ws_transport.py. With
+`patch=1` each update after the first message carries an RFC 6902 `patch` from the
+previous board instead of the whole `board` (server/patch.py).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -36,13 +38,27 @@ class WsSnapshot(msgspec.Struct, tag_field="type", tag="snapshot"):
     board: dict[str, Any]
 
 
+class WsPatchOp(msgspec.Struct, omit_defaults=True):
+    """One RFC 6902 operation: `op` at the JSON Pointer `path`, with `value` (add,
+    replace, test) or `from` (move, copy)."""
+
+    op: Literal["add", "remove", "replace", "move", "copy", "test"]
+    path: str
+    value: Any = msgspec.UNSET
+    from_: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="from")
+
+
 class WsUpdate(msgspec.Struct, tag_field="type", tag="update"):
     """Each committed change (or, on connect with `after`, every missed one at once):
-    the envelopes the role may read, and the board at `version`."""
+    the envelopes the role may read, and either the `board` at `version` or, for a
+    client that connected with `patch=1`, the `patch` (RFC 6902) that turns the last
+    board this connection received into it. The first message of a connection always
+    carries a whole board (the snapshot, or the catch-up update)."""
 
     version: int
     events: list[dict[str, Any]]
-    board: dict[str, Any]
+    board: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    patch: list[WsPatchOp] | msgspec.UnsetType = msgspec.UNSET
 
 
 class WsPong(msgspec.Struct, tag_field="type", tag="pong"):
@@ -81,7 +97,9 @@ async def ws_encounter(websocket: WebSocket) -> None:
     token = websocket.query_params.get("token")
     who = await svc.principal(eid, token) if token else SPECTATOR
     raw_after = websocket.query_params.get("after")
-    if who is None or (raw_after is not None and not raw_after.isdigit()):
+    raw_patch = websocket.query_params.get("patch", "0")
+    bad_query = (raw_after is not None and not raw_after.isdigit()) or raw_patch not in ("0", "1")
+    if who is None or bad_query:
         await websocket.close(code=4401 if who is None else 4400)
         return
     try:
@@ -92,7 +110,7 @@ async def ws_encounter(websocket: WebSocket) -> None:
     await websocket.accept()
     hub: Hub = websocket.app.state.hub
     stream = stream_of(eid)
-    watcher = Watcher(websocket, view_role(who))
+    watcher = Watcher(websocket, view_role(who), patch=raw_patch == "1")
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
     token_id = await auth.id_of(svc.pool, eid, token) if token else None
     revocations = websocket.app.state.revocations

@@ -157,6 +157,11 @@ OPS: tuple[Op, ...] = (
        auth="required", params=(WAR,), errors=(*BODY, 401, 403, 404, 409, *DOWN)),
     Op("post", "/api/simulate", "simulate", "The d20-na 1v1 resolver (NA-37..NA-40)",
        "simulate", {200: t.Simulation}, body=SimulateBody, errors=(*BODY, 409, *DOWN)),
+    Op("get", "/api/encounters/{id}/log", "getLog",
+       "Log lines older than version `before`, filtered for the caller (the board carries"
+       " the last 30)", "encounters", {200: dict[str, Any]}, auth="optional",
+       params=(ENCOUNTER, _count("before", "a version"), _count("limit", "1 to 200")),
+       errors=(400, 401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/dice", "getDice",
        "Dice fairness per source and die size, filtered for the caller", "encounters",
        {200: dict[str, Any]}, auth="optional", params=(ENCOUNTER,),

@@ -93,6 +93,8 @@ export const api = {
   exportText: (id, token, format) =>
     request("GET", `/api/encounters/${id}/export?format=${format}`, { token, text: true }),
   verify: (id, token) => request("GET", `/api/encounters/${id}/verify`, { token }),
+  log: (id, token, before, limit = 50) =>
+    request("GET", `/api/encounters/${id}/log?before=${before}&limit=${limit}`, { token }),
   dice: (id, token) => request("GET", `/api/encounters/${id}/dice`, { token }),
   warDice: (id, token) => request("GET", `/api/campaigns/${id}/dice`, { token }),
   me: (id, token) => request("GET", `/api/encounters/${id}/me`, { token }),

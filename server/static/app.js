@@ -25,6 +25,7 @@ const app = {
   viewAt: null,
   viewBoard: null,
   log: new LogBook(),
+  logDone: false, // the log book holds the encounter's first line
   live: null,
   conn: "connecting",
   shown() { return this.viewAt !== null && this.viewBoard ? this.viewBoard : this.board; },
@@ -173,6 +174,28 @@ async function goTo(v) {
   }
 }
 
+// The board carries the last lines of the log; older ones are paged from the server
+// (GET /api/encounters/{id}/log), kept in the log book and shown above, in place.
+async function loadEarlier() {
+  const btn = $("#log-earlier");
+  // The board's tail may hold only the last lines of its first version: page from just
+  // after it, so that version comes back whole (a page never splits a version).
+  const first = app.log.lines()[0];
+  const before = (first ? first.version : app.board.version) + 1;
+  btn.disabled = true;
+  try {
+    const page = await api.log(app.id, app.token, before);
+    app.log.merge(page.lines);
+    app.logDone = !page.more;
+    const ol = $("#log");
+    const below = ol.scrollHeight - ol.scrollTop;
+    render();
+    ol.scrollTop = ol.scrollHeight - below; // the lines read before stay where they were
+  } catch { /* the button stays for another try */ }
+  btn.disabled = false;
+  btn.hidden = app.logDone;
+}
+
 function goLive() {
   app.viewAt = null;
   app.viewBoard = null;
@@ -211,6 +234,12 @@ function mount() {
   $("#hist-form").addEventListener("submit", (e) => {
     e.preventDefault();
     goTo(Number($("#hist-version").value));
+  });
+  const earlier = $("#log-earlier");
+  earlier.hidden = app.logDone;
+  earlier.addEventListener("click", loadEarlier);
+  $("#log").addEventListener("scroll", (e) => {
+    if (e.target.scrollTop === 0 && !app.logDone && !earlier.disabled) loadEarlier();
   });
   $("#log").addEventListener("click", (e) => {
     const btn = e.target.closest("button[data-roll]");
@@ -285,8 +314,9 @@ async function encounterPage(id) {
   });
   app.board = board;
   app.log.merge(board.log);
+  app.logDone = board.log.length > 0 && board.log[0].version === 1; // nothing before "opened"
   mount();
-  app.live = new Live({ id, token: app.token, onBoard: applyBoard, onState: setConn });
+  app.live = new Live({ id, token: app.token, onBoard: applyBoard, onState: setConn, patch: true });
   app.live.start(board.version);
 }
 

@@ -21,6 +21,7 @@ export function boardShell() {
     </section>
     <section class="card log-card" aria-labelledby="log-title">
       <h2 id="log-title">${t("log")}</h2>
+      <button type="button" id="log-earlier" class="ghost small">${t("earlier_lines")}</button>
       <ol id="log" class="log" aria-live="polite" aria-relevant="additions"></ol>
     </section>
     <section class="card dice-card" aria-labelledby="dice-title">

@@ -1,9 +1,14 @@
 // The live feed: WS /ws/encounters/{id}?token=T&after=V (or /ws/campaigns/{id} for a War,
 // `kind: "campaigns"`) with reconnect (backoff) and resume.
 // Boards are applied only when their version is newer, so a resumed feed never repeats.
+// With `patch`, updates carry an RFC 6902 patch from the last board this connection
+// received (the first message of each connection carries a whole board).
+import { applyPatch } from "./patch.js";
+
 export class Live {
-  constructor({ id, token, onBoard, onState, kind = "encounters" }) {
-    Object.assign(this, { id, token, onBoard, onState, kind });
+  constructor({ id, token, onBoard, onState, kind = "encounters", patch = false }) {
+    Object.assign(this, { id, token, onBoard, onState, kind, patch });
+    this.last = null; // the last board received on the current connection
     this.version = 0;
     this.delay = 250;
     this.stopped = false;
@@ -27,6 +32,8 @@ export class Live {
     const q = new URLSearchParams();
     if (this.token) q.set("token", this.token);
     if (this.version) q.set("after", String(this.version));
+    if (this.patch) q.set("patch", "1");
+    this.last = null;
     this.onState(this.connectedOnce ? "reconnecting" : "connecting");
     let ws;
     try {
@@ -47,9 +54,21 @@ export class Live {
     ws.onmessage = (e) => {
       let msg;
       try { msg = JSON.parse(e.data); } catch { return; }
-      if ((msg.type === "snapshot" || msg.type === "update") && msg.board && msg.version > this.version) {
+      if (msg.type !== "snapshot" && msg.type !== "update") return;
+      let board = msg.board;
+      if (!board && msg.patch) {
+        try {
+          board = applyPatch(this.last, msg.patch);
+        } catch {
+          ws.close(4000); // out of step: reconnect, resume with `after` and a whole board
+          return;
+        }
+      }
+      if (!board) return;
+      this.last = board;
+      if (msg.version > this.version) {
         this.version = msg.version;
-        this.onBoard(msg.board, msg);
+        this.onBoard(board, msg);
       }
     };
     ws.onerror = () => { /* onclose follows and schedules the retry */ };

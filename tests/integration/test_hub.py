@@ -71,3 +71,66 @@ async def test_a_lost_notification_is_made_up_by_the_next_tick(
     update = json.loads(watcher.queue.get_nowait() or "")
     assert [e["data"]["purpose"] for e in update["events"]] == ["unheard"]
     assert idle.queue.empty()  # a room that did not move is not read
+
+
+class HeldStore(PostgresEventStore):
+    """The real store, but a read of `held` waits for `release` (and reads are counted)."""
+
+    def __init__(self, pool: asyncpg.Pool[Any], dsn: str) -> None:
+        super().__init__(pool, notify_dsn=dsn)
+        self.held: str | None = None
+        self.release = asyncio.Event()
+        self.waiting = asyncio.Event()
+        self.reads: dict[str, int] = {}
+
+    async def read_stream(self, stream: str, after: int = 0, upto: int | None = None) -> Any:
+        self.reads[stream] = self.reads.get(stream, 0) + 1
+        if stream == self.held:
+            self.waiting.set()
+            await self.release.wait()
+        return await super().read_stream(stream, after=after, upto=upto)
+
+
+async def next_update(w: Watcher) -> dict[str, Any]:
+    text: str | None = await asyncio.wait_for(w.queue.get(), 10)
+    message: dict[str, Any] = json.loads(text or "")
+    return message
+
+
+async def test_a_stream_whose_read_is_held_does_not_delay_another_streams_update(
+    pool: asyncpg.Pool[Any], database_url: str
+) -> None:
+    store = HeldStore(pool, database_url)
+    metrics = Metrics()
+    svc = EncounterService(pool, store, metrics)
+    hub = Hub(store, metrics)
+    slow, fast = (
+        await svc.create("plain-d100", "Slow", {}),
+        await svc.create("plain-d100", "Fast", {}),
+    )
+    a, b = Watcher(ws=None, role="gm"), Watcher(ws=None, role="gm")  # type: ignore[arg-type]
+    await hub.join(stream_of(slow["id"]), a, None)
+    await hub.join(stream_of(fast["id"]), b, None)
+    await next_update(a), await next_update(b)  # the snapshots
+    hub.start()
+    try:
+        await asyncio.sleep(0.2)  # LISTEN is up
+        store.held = stream_of(slow["id"])
+        await svc.execute(slow["id"], cmd.Roll(expr="1d6", purpose="held"), GM)
+        await asyncio.wait_for(store.waiting.wait(), 10)  # A's read has started and waits
+        for i in range(10):  # woken ten times while it is being read
+            await svc.execute(slow["id"], cmd.Roll(expr="1d6", purpose=f"more{i}"), GM)
+        done = await svc.execute(fast["id"], cmd.Roll(expr="1d6", purpose="free"), GM)
+        update = await next_update(b)  # B's update arrives while A's read is still held
+        assert update["version"] == done["version"] and a.queue.empty()
+        assert [e["data"]["purpose"] for e in update["events"]] == ["free"]
+        store.release.set()
+        purposes: list[str] = []
+        while len(purposes) < 11:
+            purposes += [e["data"]["purpose"] for e in (await next_update(a))["events"]]
+        assert purposes == ["held", *(f"more{i}" for i in range(10))]
+        # The ten wake-ups during the held read came to one more read (plus the join's;
+        # a 1 s tick, if the machine is slow enough for one, may add another).
+        assert store.reads[stream_of(slow["id"])] <= 4
+    finally:
+        await hub.stop()

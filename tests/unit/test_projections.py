@@ -16,7 +16,7 @@ from domain.dice import FixedRoller, Roller, SeededRoller, commitment
 from domain.encounter import decide, evolve, open_encounter
 from domain.state import GM, EncounterState, Principal
 from projections.audit import audit, audit_text
-from projections.board import board
+from projections.board import LOG_LINES, board
 from projections.export import bbcode, bundle, last_turn, markdown, text
 from projections.filter import filter_events, visible
 from projections.view import Projection, fold
@@ -437,12 +437,12 @@ def test_the_board_is_plain_json_without_floats() -> None:
         assert b"." not in msgspec.json.encode(view["combatants"])
 
 
-def test_the_log_on_the_board_keeps_the_last_hundred_lines() -> None:
+def test_the_log_on_the_board_keeps_the_last_log_lines() -> None:
     table = fight([5] * 120)
     for _ in range(120):
         table.do(c.Roll(expr="1d6"))
     log = table.board()["log"]
-    assert len(log) == 100
+    assert len(log) == LOG_LINES == 30
     assert log[-1]["version"] == table.state.version
 
 

@@ -1,0 +1,126 @@
+"""Update sizes on the live feed: whole boards against `patch=1`, over a scripted fight.
+
+Starts one `fracas serve` on --url (a database it may create tables in), plays the
+six-combatant d20-na fight of tests/e2e/scripted_fight.py (a hidden GM roll every third
+move), and records every update a GM and a spectator receive with and without
+`patch=1`. Prints the median, p90 and max bytes per kind, and the time to encode one
+median update the old way (json.dumps of to_builtins, ASCII) and the new (msgspec,
+escaped once). Run by hand: `python -m bench.patch_size --url postgresql://...`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import msgspec
+from websockets.sync.client import connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from server.hub import message
+from tests.e2e.conftest import start_server, stop_server
+from tests.e2e.scripted_fight import open_fight, play
+
+
+def collect(url: str, out: list[str], until: list[int], stop: threading.Event) -> None:
+    with connect(url, open_timeout=5, max_size=None) as ws:
+        while not stop.is_set():
+            try:
+                raw = ws.recv(timeout=0.5)
+            except TimeoutError:
+                continue
+            out.append(str(raw))
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--url", required=True)
+    p.add_argument("--steps", type=int, default=200)
+    args = p.parse_args()
+    log = Path(tempfile.mkdtemp()) / "serve.log"
+    inst = start_server(args.url, str(log))
+    try:
+        http = httpx.Client(base_url=inst.base, timeout=10)
+        fight = open_fight(http)
+        streams: dict[str, list[str]] = {}
+        stop = threading.Event()
+        threads = []
+        for role, token in (("gm", fight["gm"]), ("spectator", fight["spectator"])):
+            for kind in ("board", "patch"):
+                q = f"token={token}" + ("&patch=1" if kind == "patch" else "")
+                out = streams[f"{role} {kind}"] = []
+                t = threading.Thread(
+                    target=collect,
+                    args=(f"{inst.ws}/ws/encounters/{fight['id']}?{q}", out, [], stop),
+                    daemon=True,
+                )
+                t.start()
+                threads.append(t)
+        time.sleep(0.5)
+        last = play(http, fight, args.steps)
+        time.sleep(1.0)
+        stop.set()
+        for t in threads:
+            t.join()
+        print(f"fight: {len(fight['players'])} combatants, last version {last}")
+        medians: dict[str, str] = {}
+        for name, msgs in streams.items():
+            updates = [m for m in msgs if json.loads(m)["type"] == "update"]
+            sizes = sorted(len(m.encode()) for m in updates)
+            med = statistics.median(sizes)
+            medians[name] = next(m for m in updates if len(m.encode()) >= med)
+            parts = [json.loads(m) for m in updates]
+            key = "patch" if "patch" in name else "board"
+            ev = statistics.median(
+                len(json.dumps(u["events"], separators=(",", ":"))) for u in parts
+            )
+            rest = statistics.median(
+                len(json.dumps(u.get(key), separators=(",", ":"))) for u in parts
+            )
+            print(f"{name:16} median of its parts: events {ev:.0f} B, {key} {rest:.0f} B")
+            print(
+                f"{name:16} updates {len(sizes):4}  median {med:8.0f} B  "
+                f"p90 {sizes[int(0.9 * (len(sizes) - 1))]:7} B  max {sizes[-1]:7} B"
+            )
+        shares: dict[str, int] = {}
+        patches = [json.loads(m) for m in streams["gm patch"]]
+        for u in patches:
+            for op in u.get("patch", []):
+                top = op["path"].split("/")[1] if op["path"] else ""
+                shares[top] = shares.get(top, 0) + len(json.dumps(op, separators=(",", ":")))
+        total = sum(shares.values()) or 1
+        print(
+            "gm patch bytes by board key:",
+            ", ".join(
+                f"{k} {v / total:.0%}" for k, v in sorted(shares.items(), key=lambda kv: -kv[1])
+            ),
+        )
+        body = json.loads(medians["gm board"])
+        n = 2000
+        t0 = time.perf_counter()
+        for _ in range(n):
+            json.dumps(msgspec.to_builtins(body), ensure_ascii=True, separators=(",", ":"))
+        old = (time.perf_counter() - t0) / n
+        t0 = time.perf_counter()
+        for _ in range(n):
+            message(body)
+        new = (time.perf_counter() - t0) / n
+        size = len(medians["gm board"])
+        print(
+            f"encode one {size} B update: json.dumps {old * 1e6:.0f} us, "
+            f"msgspec (UTF-8 kept) {new * 1e6:.0f} us"
+        )
+    finally:
+        stop_server(inst)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
