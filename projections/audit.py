@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.dice import DiceError, draw
+from domain.events import event_from
 from domain.rules import REGISTRY
 from projections.log import outcome_words, principal
+from projections.log.core import declaration
 from projections.view import Projection
 
 __all__ = ["audit", "audit_text"]
@@ -98,8 +100,7 @@ def _step(trail: _Trail, envelope: Mapping[str, Any], seq: int, proj: Projection
     if trail.rolled is None:
         if kind in _ACTIONS:
             trail.action = envelope
-            last = proj.lines[-1] if proj.lines else None
-            trail.action_line = last.text if last and last.version == proj.version else None
+            trail.action_line = declaration(event_from(str(kind), dict(data)), proj.state)
         elif kind == "seed_committed":
             trail.commitments[str(data["seed_id"])] = str(data["commitment"])
         elif kind == "die_rolled" and data.get("seq") == seq:

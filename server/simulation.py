@@ -130,7 +130,7 @@ class _Progress:
 def simulation_report(
     summary: Any, names: tuple[str, str], args: argparse.Namespace, seed: str
 ) -> str:
-    from domain.simulate import narrate
+    from projections.log import narrate
 
     text = _LABELS[args.lang]
     pct = "{:5.1f}%".format

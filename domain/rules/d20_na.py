@@ -19,6 +19,7 @@ from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules import d20_na_combat as cb
 from domain.rules import d20_na_legal as legal_
+from domain.rules import d20_na_payloads as pl
 from domain.rules import d20_na_resolve as resolve
 from domain.rules import d20_na_turns as turns
 from domain.rules.base import ActionSpec, Setting, Sheet
@@ -158,7 +159,7 @@ class D20NA:
         elif action == "pass":
             ctx.emit(ev.LimitUsed(combatant_id=command.actor, key=turns.PASSED, scope="round",
                                   rule="NA-AMB-3"))  # fmt: skip
-            _done(ctx, command.actor, "pass", "passes the rest of the round")
+            _done(ctx, command.actor, "pass")
             resolve._end_slot(ctx, command.actor)
         elif action == "charge":
             _charge(ctx, command)
@@ -195,10 +196,10 @@ class _Settings(Mapping[str, Any]):
         return len(SETTINGS)
 
 
-def _done(ctx: Ctx, actor: str, action: str, what: str) -> None:
-    name = ctx.combatant(actor).name
+def _done(ctx: Ctx, actor: str, action: str, target: str = "", weapon: str = "") -> None:
+    done = pl.Done(target=target, weapon=weapon)
     ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome="done",
-                               summary=f"{name} {what}"))  # fmt: skip
+                               detail=pl.encode(done)))  # fmt: skip
 
 
 def _end_slot_if(ctx: Ctx, actor: str, kind: str) -> None:
@@ -213,7 +214,7 @@ def _charge(ctx: Ctx, command: Act) -> None:
         raise Refused("rule_violation", "something stands in the way", "NA-AMB-9")
     turns.spend(ctx, command.actor, turns.CHARGE, 1, "charge", "NA-8")
     ctx.status(command.actor, "charging", target.id, "NA-8")
-    _done(ctx, command.actor, "charge", f"charges {target.name}")
+    _done(ctx, command.actor, "charge", target=target.id)
 
 
 def _half_action(ctx: Ctx, command: Act) -> None:
@@ -233,7 +234,6 @@ def _half_action(ctx: Ctx, command: Act) -> None:
             raise Invalid(f"{name!r} is not waiting to be reloaded", "NA-AMB-23")
         rest = [w for w in unloaded if w != name]
         ctx.status(actor, "unloaded", rest or None, "NA-AMB-23")
-    verbs = {"draw": "draws a weapon", "disengage": "disengages", "move": "moves",
-             "pick_up": "picks something up", "reload": "reloads"}  # fmt: skip
-    _done(ctx, actor, command.action, verbs[command.action])
+    reloaded = str(name) if command.action == "reload" else ""
+    _done(ctx, actor, command.action, weapon=reloaded)
     _end_slot_if(ctx, actor, turns.HALF)

@@ -40,8 +40,9 @@ export const api = {
   command: (id, token, body) =>
     request("POST", `/api/encounters/${id}/commands`, { token, body, idempotent: true }),
   roll: (id, token, n) => request("GET", `/api/encounters/${id}/rolls/${n}`, { token }),
-  exportText: (id, token, format) =>
-    request("GET", `/api/encounters/${id}/export?format=${format}`, { token, text: true }),
+  exportText: (id, token, format, { scope = "all", lang = "en", include_hidden = false } = {}) =>
+    request("GET", `/api/encounters/${id}/export?format=${format}&scope=${scope}&lang=${lang}`
+      + `&include_hidden=${include_hidden ? "true" : "false"}`, { token, text: true }),
   dice: (id, token) => request("GET", `/api/encounters/${id}/dice`, { token }),
   warDice: (id, token) => request("GET", `/api/campaigns/${id}/dice`, { token }),
   me: (id, token) => request("GET", `/api/encounters/${id}/me`, { token }),

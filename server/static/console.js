@@ -2,7 +2,7 @@
 // that follow the board (links, legal actions, pending reactions, disputes) are patched.
 import { api } from "./api.js";
 import { html, patch, $, $$, setOptions, copyText } from "./dom.js";
-import { t, localized, outcome } from "./i18n.js";
+import { t, localized, outcome, lang } from "./i18n.js";
 import { openAudit, proofBadge } from "./audit.js";
 import { warSaved } from "./store.js";
 
@@ -251,6 +251,7 @@ export function gmShell(app) {
         <button type="button" data-export="bbcode" data-scope="all" class="secondary">${t("copy_all_bb")}</button>
         <button type="button" data-export="markdown" data-scope="all" class="secondary">${t("copy_all_md")}</button>
       </div>
+      <label class="check"><input type="checkbox" id="export-hidden"> ${t("include_hidden")}</label>
       <textarea id="export-out" rows="5" readonly aria-label="${t("export")}" hidden></textarea>
       <span id="export-msg" class="form-msg" role="status"></span>
     </section>
@@ -360,27 +361,17 @@ export function bindGm(app) {
   }
 }
 
-/** The lines of the last turn (from the last turn start), as BBCode or Markdown. */
-export function lastTurn(app, format) {
-  const lines = app.log.lines().filter((l) => !l.hidden);
-  let start = -1;
-  lines.forEach((l, i) => { if (l.kind === "turn_started" || l.kind === "round_started") start = i; });
-  const part = start >= 0 ? lines.slice(start) : lines;
-  const b = app.board;
-  const title = `${b.encounter.name} — ${t("round")} ${b.round}`;
-  const text = (l) => localized(l, "text") + (l.faces && l.faces.length ? ` [${l.faces.join(", ")}]` : "");
-  if (format === "bbcode") {
-    return `[b]${title}[/b]\n[list]\n${part.map((l) => `[*]${text(l)}`).join("\n")}\n[/list]\n`;
-  }
-  return `**${title}**\n\n${part.map((l) => `- ${text(l)}`).join("\n")}\n`;
-}
-
 async function doExport(app, format, scope) {
   const out = $("#export-out");
   const msg = $("#export-msg");
   let text;
   try {
-    text = scope === "last" ? lastTurn(app, format) : await api.exportText(app.id, app.token, format);
+    // The server words every export (the last turn too), in the page's language; hidden
+    // rolls and GM-only resources only when the GM ticks the box.
+    const hidden = $("#export-hidden") && $("#export-hidden").checked;
+    text = await api.exportText(app.id, app.token, format, {
+      scope: scope === "last" ? "last_turn" : "all", lang: lang(), include_hidden: hidden,
+    });
   } catch (err) {
     say(msg, err.message, true);
     return;

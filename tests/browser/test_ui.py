@@ -83,7 +83,7 @@ def hp(page: Any, cid: str) -> Any:
 
 
 def roll_button(page: Any, text: str) -> Any:
-    return page.locator("#log li.die_rolled", has_text=text).last.locator("button[data-roll]")
+    return page.locator("#log li", has_text=text).last.locator("button[data-roll]").first
 
 
 def snap(page: Any, shots: Path, name: str, full_page: bool = True) -> None:
@@ -169,8 +169,9 @@ def test_the_player_answers_a_pending_attack_and_the_gm_sees_the_result(table: T
     player.locator("#mine button[data-react=dodge]").click()
     expect(gm.locator("#log li.reaction_resolved")).to_have_count(1)
     expect(gm.locator("#gm-pending")).to_contain_text("No attack is waiting")
-    table.attack_roll = int(roll_button(gm, "attack on Milicien").get_attribute("data-roll"))
-    table.dodge_roll = int(roll_button(gm, "(dodge)").get_attribute("data-roll"))
+    table.attack_roll = int(roll_button(gm, "attacks Milicien").get_attribute("data-roll"))
+    answer = gm.locator("#log li.reaction_resolved").last
+    table.dodge_roll = int(answer.locator("button[data-roll]").first.get_attribute("data-roll"))
 
 
 def test_the_gm_resolves_a_pending_attack_as_no_defense(table: Table) -> None:
@@ -191,7 +192,7 @@ def test_the_gm_resolves_a_pending_attack_as_no_defense(table: Table) -> None:
 
 def test_a_rolls_audit_shows_its_modifiers_with_their_rule_ids(table: Table) -> None:
     gm = table.gm
-    roll_button(gm, "attack on Milicien").click()
+    roll_button(gm, "attacks Milicien").click()
     panel = gm.locator("#audit")
     expect(panel).to_be_visible()
     body = gm.locator("#audit-body")
@@ -247,7 +248,7 @@ def test_the_french_toggle_changes_the_labels_and_is_remembered(table: Table) ->
 
 def test_a_players_dispute_appears_on_the_gm_console(table: Table, shots: Path) -> None:
     gm, player = table.gm, table.player
-    roll_button(player, "attack on Milicien").click()
+    roll_button(player, "attacks Milicien").click()
     player.fill("#dispute-reason", "the GM rolled behind the screen")
     player.click("#dispute-form button[type=submit]")
     expect(player.locator("#audit-msg")).to_have_text("Dispute recorded")
@@ -324,8 +325,9 @@ def test_the_last_turn_is_copied_as_bbcode_and_markdown(table: Table) -> None:
     gm = table.gm
     gm.click("button[data-export=bbcode][data-scope=last]")
     out = gm.locator("#export-out")
-    last_turn = r"^\[b\]Ambush at the bridge .*\[list\]\n\[\*\]It is \w+'s turn"
+    last_turn = r"^\[size=150\]\[b\]Ambush at the bridge\[/b\].*\[b\]\w+'s turn\[/b\]"
     expect(out).to_have_value(re.compile(last_turn, re.S))
+    expect(out).to_have_value(re.compile(r"\[url=http://[^\]]+\?roll=\d+\]#\d+\[/url\]"))
     gm.click("button[data-export=markdown][data-scope=all]")
     expect(out).to_have_value(re.compile(r"Fangeux", re.S))
 
