@@ -244,7 +244,8 @@ def _standings(proj: Projection, post: Post) -> list[str]:
             why = narrator.reasons.get(c.out) or _REASONS.get(c.out)
             out_ = f", {words['out']} ({why[1 if fr else 0] if why else c.out.replace('_', ' ')})"
         head = f"{c.name} ({words['side']} {c.side})"
-        out.append(f"{head}: {res}{out_}" if res else f"{head}{out_}")
+        colon = " : " if fr else ": "
+        out.append(f"{head}{colon}{res}{out_}" if res else f"{head}{out_}")
     return out
 
 

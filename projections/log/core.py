@@ -116,6 +116,15 @@ class Narrator:
     purposes: ClassVar[Vocab] = {}
     phases: ClassVar[Vocab] = {}
     name_fr: str = ""
+    round_word: tuple[str, str] = ("Round", "Round")
+
+    def turn(self, who: str, phase: str) -> tuple[str, str]:
+        """A turn's heading: "Ana's turn", "Tour de Ana" (with its phase if it has one)."""
+        en, fr = f"{who}'s turn", f"Tour de {who}"
+        p_en, p_fr = self.phase(phase)
+        if p_en:
+            en, fr = f"{en} ({p_en})", f"{fr} ({p_fr})"
+        return en, fr
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
         """An action's result; the default reads an old event's summary (rule 5)."""
@@ -344,15 +353,12 @@ def _started(e: ev.CombatStarted, w: Words) -> Said:
 
 
 def _round(e: ev.RoundStarted, w: Words) -> Said:
-    return Said(f"Round {e.round}", f"Round {e.round}")
+    en, fr = w.narrator.round_word
+    return Said(f"{en} {e.round}", f"{fr} {e.round}")
 
 
 def _turn(e: ev.TurnStarted, w: Words) -> Said:
-    who = w.name(e.actor)
-    en, fr = f"{who}'s turn", f"Tour de {who}"
-    p_en, p_fr = w.narrator.phase(e.phase)
-    if p_en:
-        en, fr = f"{en} ({p_en})", f"{fr} ({p_fr})"
+    en, fr = w.narrator.turn(w.name(e.actor), e.phase)
     return Said(en, fr, actor=e.actor)
 
 
@@ -451,11 +457,7 @@ def declaration(event: ev.Event, state: EncounterState) -> str | None:
 
 
 def _answered(e: ev.ReactionDeclared, w: Words) -> Said | None:
-    # The answer's line is its resolution, which follows at once; the GM choosing "no
-    # defense" for a combatant is the one answer worth its own line.
-    if e.reaction == "none" and e.by_gm:
-        who = w.name(e.actor)
-        return Said(f"GM: no defense for {who}", f"MJ : pas de défense pour {who}", actor=e.actor)
+    # The answer's line is its resolution, which follows at once and says it.
     return None
 
 

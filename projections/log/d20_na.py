@@ -142,10 +142,10 @@ class D20Na(Narrator):
         fr += f", touché (marge {hit.margin})"
         if not hit.undefended:
             return Said(en, fr, actor=e.actor, outcome="hit", absorbs=True)
-        l_en, l_fr, reports = _landed(e.actor, hit, w)
+        l_en, l_fr, reports = _landed(e.actor, hit, w, short=True)
         return Said(
-            f"{en}; no defense possible. {l_en}",
-            f"{fr} ; aucune défense possible. {l_fr}",
+            f"{en}, no defense possible: {l_en}",
+            f"{fr}, aucune défense possible : {l_fr}",
             actor=e.actor,
             outcome="hit",
             absorbs=True,
@@ -211,17 +211,24 @@ def _attacker(e: ev.ReactionResolved, w: Words) -> str:
     return "?"
 
 
-def _landed(attacker: str, hit: pl.Hit, w: Words) -> tuple[str, str, set[tuple[str, str]]]:
-    """ "Fangeux hits Milicien on the left leg: 26 damage (2 x FOR 10 + ...), HP 26 -> 0"."""
+def _landed(
+    attacker: str, hit: pl.Hit, w: Words, short: bool = False
+) -> tuple[str, str, set[tuple[str, str]]]:
+    """ "Fangeux hits Milicien on the left leg: 26 damage (2 x FOR 10 + ...), HP 26 -> 0";
+    `short` when the line already named both: "26 damage on the torso (...)"."""
     a, b = w.name(attacker), w.name(hit.target)
     if hit.effect:
         en, fr = _EFFECTS.get(hit.effect, (hit.effect, hit.effect))
         return f"{b} is {en}", f"{b} est {fr}", set()
     h_en, h_fr = _HITS.get(hit.action, ("hits", "touche"))
     hp_en, hp_fr = w.hp_change(hit.target, hit.hp_before, hit.hp)
-    en = (
-        f"{a} {h_en} {b} {_zone(hit.zone, False)}: {hit.damage} damage ({terms(hit, False)}){hp_en}"
-    )
-    fr = f"{a} {h_fr} {b} {_zone(hit.zone, True)} : {hit.damage} dégâts ({terms(hit, True)}){hp_fr}"
+    z_en, z_fr = _zone(hit.zone, False), _zone(hit.zone, True)
+    dmg_en = f"{hit.damage} damage ({terms(hit, False)}){hp_en}"
+    dmg_fr = f"{hit.damage} dégâts ({terms(hit, True)}){hp_fr}"
+    if short:
+        en, fr = f"{hit.damage} damage {z_en} ({terms(hit, False)}){hp_en}", \
+            f"{hit.damage} dégâts {z_fr} ({terms(hit, True)}){hp_fr}"  # fmt: skip
+    else:
+        en, fr = f"{a} {h_en} {b} {z_en}: {dmg_en}", f"{a} {h_fr} {b} {z_fr} : {dmg_fr}"
     reports = {(hit.target, "hp")} if hp_en else set()
     return en, fr, reports

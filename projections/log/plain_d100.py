@@ -43,7 +43,9 @@ class PlainD100(Narrator):
                 reports={(e.actor, "hp")} if hp_en else set(),
             )
         b = w.name(d.target)
-        crit = (", critical", ", critique") if e.outcome.startswith("critical") else ("", "")
+        crit = {"critical_success": (", a critical hit", ", coup critique"),
+                "critical_failure": (", a critical failure", ", échec critique")}.get(
+            e.outcome, ("", ""))  # fmt: skip
         if e.outcome in ("success", "critical_success"):
             return Said(
                 f"{a} hits {b}: {d.roll} against {d.threshold}{crit[0]}, {d.damage} to avoid",

@@ -28,6 +28,12 @@ class Ranks(Narrator):
     """The ranks-d100 narrator."""
 
     name_fr = "Rangs d100 (Masters et Servants)"
+    round_word = ("Tour", "Tour")  # the seeds' Tour is the round
+
+    def turn(self, who: str, phase: str) -> tuple[str, str]:
+        # A Tour is the round; each combatant's part of it is its attack phase (RK-15).
+        return f"{who}: attack phase", f"{who} : phase d'attaque"
+
     outcomes: ClassVar[Vocab] = _OUTCOMES
     reasons: ClassVar[Vocab] = {
         "dead": ("dead", "mort"),
@@ -121,6 +127,8 @@ class Ranks(Narrator):
         en = f"{a}: {what_en} on {b}{cost[0]}, {at.roll} against {at.threshold}{crit[0]}"
         fr = f"{a} : {what_fr} contre {b}{cost[1]}, {at.roll} pour {at.threshold}{crit[1]}"
         reports = {(e.actor, "mana")} if at.cost else set()
+        spec = w.spec(e.action)
+        rule = spec.rule if spec is not None else None
         if not ok:
             lost = (", mana lost", ", PM perdus") if at.cost else ("", "")
             return Said(
@@ -141,6 +149,7 @@ class Ranks(Narrator):
             outcome=e.outcome,
             absorbs=True,
             reports=reports,
+            rule=rule,
         )
 
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:

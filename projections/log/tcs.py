@@ -271,9 +271,11 @@ def _hit(d: pl.Deed, target: str, w: Words) -> tuple[str, str]:
         en += f" (armor PR {res['armor_pr']})"
         fr += f" (PR de l'armure {res['armor_pr']})"
     hp_en, hp_fr = w.hp_change(target, d.hp_before, d.hp)
-    if hp_en:
+    if hp_en and d.hp_loss != d.damage:  # the protections took some: say what got through
         en += f": {d.hp_loss} HP lost" + hp_en
         fr += f" : {d.hp_loss} PV perdus" + hp_fr
+    elif hp_en:
+        en, fr = en + hp_en, fr + hp_fr
     if d.last_stand == "stood":
         en += "; last stand: stays up at 1 HP, prone"
         fr += " ; dernier sursaut : tient debout à 1 PV, à terre"

@@ -185,7 +185,7 @@ def test_the_gm_resolves_a_pending_attack_as_no_defense(table: Table) -> None:
     expect(react).to_contain_text("Answer for Fangeux")
     react.locator("button[data-react=none]").click()
     expect(gm.locator("#log li.reaction_resolved")).to_have_count(2)
-    expect(gm.locator("#log li.reaction_declared").last).to_contain_text("no defense")
+    expect(gm.locator("#log li.reaction_resolved").last).to_contain_text("does not defend")
     after = int(hp(gm, "c2").inner_text().split("/")[0])
     assert after < before
 

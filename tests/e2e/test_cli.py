@@ -81,6 +81,9 @@ def test_demo_export_audit_and_verify_from_the_command_line(
     assert exported.returncode == 0 and "guard" in exported.stdout.lower()
     bbcode = fracas("export", encounter, "--format", "bbcode", env=env)
     assert "[b]" in bbcode.stdout
+    french = fracas("export", encounter, "--format", "text", "--scope", "last_turn",
+                    "--lang", "fr", env=env)  # fmt: skip
+    assert french.returncode == 0 and "Où en est le combat :" in french.stdout, french.stderr
     assert fracas("audit", encounter, "1", env=env).returncode == 1  # no roll yet
     bundle = fracas("export", encounter, "--format", "json", env=env)
     path = tmp_path / "b.json"

@@ -725,7 +725,7 @@ def test_every_export_speaks_french_when_asked() -> None:
     post = bbcode(played().envelopes, "public", lang="fr")
     assert "[b]Tour de Guard[/b]" in post
     assert "Bandit ne parvient pas à esquiver (90 pour 40) : 8 dégâts, PV 24 -> 16" in post
-    assert "[*]Bandit (camp Bandits): PV 16/24" in post
+    assert "[*]Bandit (camp Bandits) : PV 16/24" in post
     assert "Où en est le combat" in text(played().envelopes, "public", lang="fr")
 
 
