@@ -16,6 +16,7 @@ from domain.rules import REGISTRY
 from domain.state import Combatant, EncounterState, Game
 from projections.log import LogLine, pending_text
 from projections.log.core import Words
+from projections.reasons_fr import reason_fr
 from projections.view import Projection
 
 __all__ = ["LOG_LINES", "board", "lines_for", "winner"]
@@ -40,6 +41,8 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
         },
         "version": proj.version,
         "round": game.round,
+        "round_label": Words(state).narrator.round_word[0],  # Round, or the seeds' Tour
+        "round_label_fr": Words(state).narrator.round_word[1],
         "phase": game.phase,
         "phase_text": Words(state).narrator.phase(game.phase)[0] if game.phase else "",
         "phase_text_fr": Words(state).narrator.phase(game.phase)[1] if game.phase else "",
@@ -199,4 +202,12 @@ def _legal(state: EncounterState) -> dict[str, list[dict[str, Any]]]:
     who += [p.target for p in game.pending]
     defaults = {k: s.default for k, s in getattr(rules, "settings", {}).items()}
     settings = defaults | state.ledger.settings
-    return {cid: list(legal(game, cid, settings)) for cid in dict.fromkeys(who)}
+    return {
+        cid: [_with_fr(entry) for entry in legal(game, cid, settings)]
+        for cid in dict.fromkeys(who)
+    }
+
+
+def _with_fr(entry: dict[str, Any]) -> dict[str, Any]:
+    """A legal entry with its reason in French too (`reason_fr`)."""
+    return {**entry, "reason_fr": reason_fr(str(entry.get("reason") or ""), entry.get("rule"))}

@@ -29,6 +29,8 @@ from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
 from projections.log import LANGS
+from projections.log.core import NARRATORS
+from projections.settings_fr import description_fr
 from server import db, ruletext
 from server.bounds import whole_param
 from server.campaigns import open_in_war, settling
@@ -214,7 +216,11 @@ async def rulesets(request: Request) -> Response:
                 "id": rid,
                 "name": rules.name,
                 "version": rules.version,
-                "settings": {k: s.describe() for k, s in rules.settings.items()},
+                "name_fr": NARRATORS[rid].name_fr if rid in NARRATORS else rules.name,
+                "settings": {
+                    k: {**s.describe(), "description_fr": description_fr(rid, k)}
+                    for k, s in rules.settings.items()
+                },
                 "actions": {
                     k: {
                         "label": a.label,

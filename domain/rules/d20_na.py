@@ -4,8 +4,8 @@ The digest is shared/rules/d20-na.md (rule ids NA-n, ambiguities NA-AMB-n); each
 **Proposed** resolution there is a setting below whose default is the proposal. The
 pieces: d20_na_sheet (sheets, NA-19, presets), d20_na_turns (NA-2..NA-5 budgets and
 slots), d20_na_tables (NA-15, NA-21..NA-35 numbers), d20_na_combat and d20_na_resolve
-(attacks, defenses, damage), d20_na_legal (what the UI may offer), d20_na_narrate (a
-fight told in English or French).
+(attacks, defenses, damage), d20_na_legal (what the UI may offer), d20_na_payloads (the
+facts a resolution stores; projections/log/d20_na.py words them in English and French).
 """
 
 from __future__ import annotations

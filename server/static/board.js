@@ -34,7 +34,7 @@ const name = (b, id) => (b.combatants.find((c) => c.id === id) || {}).name || id
 
 export function renderStatus(b) {
   const phase = b.phase_text ? html`<span><b>${t("phase")}</b> ${localized(b, "phase_text")}</span>` : "";
-  const round = b.started ? html`<span><b>${t("round")}</b> <span id="round">${b.round}</span></span>`
+  const round = b.started ? html`<span><b>${localized(b, "round_label") || t("round")}</b> <span id="round">${b.round}</span></span>`
     : html`<span>${t("not_started")}</span>`;
   const actor = b.actor ? html`<span class="actor-now">▶ ${name(b, b.actor)}</span>` : "";
   const closed = b.encounter.closed ? html`<span class="badge closed">${t("closed")}</span>` : "";

@@ -33,7 +33,7 @@ function actionRow(app, b, cid, entry) {
   const label = localized(spec) || entry.action;
   const targets = entry.targets || [];
   const ranks = entry.ranks || [];
-  const why = entry.enabled ? "" : entry.reason;
+  const why = entry.enabled ? "" : localized(entry, "reason");
   return html`
     <li class="action ${entry.enabled ? "" : "disabled"}" data-cid="${cid}" data-action="${entry.action}">
       <button type="button" data-act="${entry.action}" ${entry.enabled ? "" : html`disabled aria-disabled="true"`}
@@ -77,9 +77,9 @@ function reactionsHtml(app, b, p, asGm) {
     // Each reaction with its own choices (a counter's attack and rank, RK-61/62).
     return html`<span class="reaction" data-reaction="${opt}"><button type="button" data-react="${opt}" data-cid="${p.target}"
       class="${opt === "none" ? "secondary" : ""}" ${enabled ? "" : "disabled"}
-      title="${entry && !enabled ? entry.reason : (spec && spec.rule) || ""}">${label}</button>
+      title="${entry && !enabled ? localized(entry, "reason") : (spec && spec.rule) || ""}">${label}</button>
       ${entry && enabled ? choiceFields(entry) : ""}
-      ${entry && !enabled ? html`<span class="reason">${entry.reason}</span>` : ""}</span>`;
+      ${entry && !enabled ? html`<span class="reason">${localized(entry, "reason")}</span>` : ""}</span>`;
   });
   return html`
     <div class="react" data-pending="${p.id}" data-cid="${p.target}">

@@ -145,3 +145,14 @@ def test_the_json_bundle_is_unfiltered() -> None:
     bundle = render(envelopes, "gm", "json")
     assert isinstance(bundle, dict) and len(bundle["events"]) == len(envelopes)
     assert b"second ogre" in msgspec.json.encode(bundle)
+
+
+def test_every_setting_of_every_rule_system_is_described_in_french() -> None:
+    from domain.rules import REGISTRY
+    from projections.log.core import NARRATORS
+    from projections.settings_fr import description_fr
+
+    missing = [(rid, key) for rid, rules in REGISTRY.items() for key in rules.settings
+               if not description_fr(rid, key)]  # fmt: skip
+    assert missing == []
+    assert all(NARRATORS[rid].name_fr for rid in REGISTRY)

@@ -327,10 +327,12 @@ def test_once_combat_starts_the_board_shows_whose_turn_and_what_they_may_do() ->
     ]
     assert view["legal"] == {
         "c1": [
-            {"action": "attack", "enabled": True, "reason": "", "rule": "PD-2", "targets": ["c2"]},
-            {"action": "second_wind", "enabled": True, "reason": "", "rule": "PD-3", "targets": []},
+            {"action": "attack", "enabled": True, "reason": "", "rule": "PD-2",
+             "targets": ["c2"], "reason_fr": ""},
+            {"action": "second_wind", "enabled": True, "reason": "", "rule": "PD-3",
+             "targets": [], "reason_fr": ""},
         ]
-    }
+    }  # fmt: skip
     assert view["pending"] == []
     assert view["dice"]["rolls"] == 2
 
@@ -357,6 +359,7 @@ def test_a_hit_leaves_a_pending_attack_the_target_must_answer() -> None:
     assert sorted(view["legal"]) == ["c1", "c2"]
     attack = view["legal"]["c1"][0]
     assert (attack["enabled"], attack["reason"]) == (False, "not your turn")
+    assert attack["reason_fr"] == "ce n'est pas votre tour"
 
 
 def test_after_the_answer_and_the_end_of_turn_the_board_moves_on() -> None:
