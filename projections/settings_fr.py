@@ -83,8 +83,7 @@ DESCRIPTIONS_FR: dict[str, dict[str, str]] = {
         "crit.success_max": "d100 naturel inférieur ou égal : réussite critique",
         "crit.fail_min": "d100 naturel supérieur ou égal : échec critique",
         "crit.pc_fallback": "l'échec critique d'un PJ tant que la table d10 manque",
-        "crit.table_d10": "les 10 entrées de maladresse du MJ pour les PJ (la table source"
-        " manque)",
+        "crit.table_d10": "les 10 entrées de maladresse du MJ pour les PJ (la table source manque)",
         "crit_fail.npc_default": "qui blesse la maladresse d'un PNJ",
         "crit_fail.cancels": "ce qu'arrête une maladresse",
         "crit_success.double": "ce que double une réussite critique",

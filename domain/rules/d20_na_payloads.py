@@ -64,6 +64,7 @@ class Defended(Hit, frozen=True, kw_only=True):
     """The answer to a hit: the defense roll and margin against the attack's (NA-15)."""
 
     defense_roll: int | None = None
+    defense_threshold: int | None = None
     defense_margin: int | None = None
     defense_success: bool = False
     defended: bool = False  # the defense won the margin contest

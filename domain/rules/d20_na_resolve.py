@@ -275,6 +275,8 @@ def react(ctx: Ctx, command: React, pending: Pending) -> None:
         outcome = "parried" if parry_value else "hit"
         landed = _outcome(ctx, me, target, d, parry_value)
     answer = pl.Defended(**asdict(landed), defense_roll=face, defense_margin=margin,
+                         defense_threshold=None if face is None or margin is None
+                         else face + margin,  # NA-15: margin = stat - roll
                          defense_success=ok, defended=defended)  # fmt: skip
     ctx.emit(
         ev.ReactionResolved(

@@ -168,13 +168,15 @@ class D20Na(Narrator):
                 "resisted": ("resists", "résiste"),
             }[e.outcome]
             dm, m = d.defense_margin, d.margin
-            en = f"{b} {what[0]} ({d.defense_roll}, margin {dm} against {m}): no damage"
-            fr = f"{b} {what[1]} ({d.defense_roll}, marge {dm} contre {m}) : aucun dégât"
+            got_en, got_fr = _against(d)
+            en = f"{b} {what[0]} ({got_en}, margin {dm} against {m}): no damage"
+            fr = f"{b} {what[1]} ({got_fr}, marge {dm} contre {m}) : aucun dégât"
             return Said(en, fr, actor=e.actor, outcome=e.outcome, absorbs=True)
         elif d.defended:  # a parry that won: the parry value comes off (NA-27)
             does = _DEFENDS.get(e.reaction, (e.reaction, e.reaction))
-            en = f"{b} {does[0]} ({d.defense_roll}, margin {d.defense_margin} against {d.margin})"
-            fr = f"{b} {does[1]} ({d.defense_roll}, marge {d.defense_margin} contre {d.margin})"
+            got_en, got_fr = _against(d)
+            en = f"{b} {does[0]} ({got_en}, margin {d.defense_margin} against {d.margin})"
+            fr = f"{b} {does[1]} ({got_fr}, marge {d.defense_margin} contre {d.margin})"
         elif d.defense_success:  # NA-15: the larger margin prevails
             does = _DEFENDS.get(e.reaction, (e.reaction, e.reaction))
             en = (
@@ -189,9 +191,10 @@ class D20Na(Narrator):
                 en, fr = en + ": full damage", fr + " : dégâts entiers"
         else:
             r_en, r_fr = _DEFENSE.get(e.reaction, (e.reaction, e.reaction))
+            got_en, got_fr = _against(d)
             en, fr = (
-                f"{b} fails to {r_en} ({d.defense_roll})",
-                f"{b} ne parvient pas à {r_fr} ({d.defense_roll})",
+                f"{b} fails to {r_en} ({got_en})",
+                f"{b} ne parvient pas à {r_fr} ({got_fr})",
             )
         l_en, l_fr, reports = _landed(attacker, d, w)
         return Said(
@@ -202,6 +205,14 @@ class D20Na(Narrator):
             absorbs=True,
             reports=reports,
         )
+
+
+def _against(d: pl.Defended) -> tuple[str, str]:
+    """ "13 against 11", or the bare roll in events written before the threshold was kept."""
+    if d.defense_threshold is None:
+        return str(d.defense_roll), str(d.defense_roll)
+    return (f"{d.defense_roll} against {d.defense_threshold}",
+            f"{d.defense_roll} pour {d.defense_threshold}")  # fmt: skip
 
 
 def _attacker(e: ev.ReactionResolved, w: Words) -> str:

@@ -1,4 +1,6 @@
-// The HTTP API (CONTRACT section 3). Errors carry the server's code and message.
+// The HTTP API (CONTRACT section 3). Errors carry the server's code and message (its
+// French wording on a French page).
+import { lang } from "./i18n.js";
 export class ApiError extends Error {
   constructor(status, code, message, rule) {
     super(message);
@@ -22,12 +24,14 @@ export async function request(method, path, { token, body, text, idempotent } = 
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
-    throw new ApiError(0, "network", "the server cannot be reached");
+    throw new ApiError(0, "network", lang() === "fr" ? "le serveur est injoignable"
+      : "the server cannot be reached");
   }
   if (!res.ok) {
     let err = {};
     try { err = (await res.json()).error || {}; } catch { err = {}; }
-    throw new ApiError(res.status, err.code || "http", err.message || res.statusText, err.rule);
+    const said = (lang() === "fr" && err.message_fr) || err.message || res.statusText;
+    throw new ApiError(res.status, err.code || "http", said, err.rule);
   }
   return text ? res.text() : res.json();
 }

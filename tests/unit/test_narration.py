@@ -156,3 +156,25 @@ def test_every_setting_of_every_rule_system_is_described_in_french() -> None:
                if not description_fr(rid, key)]  # fmt: skip
     assert missing == []
     assert all(NARRATORS[rid].name_fr for rid in REGISTRY)
+
+
+@pytest.mark.parametrize(
+    ("reason", "rule", "french"),
+    [
+        ("not your turn", None, "ce n'est pas votre tour"),
+        ("Bandit must first answer the pending attack", None,
+         "Bandit doit d'abord répondre à l'attaque en attente"),
+        ("Guard has already used their attack this turn (1 per turn)", "PD-2",
+         "Guard a déjà atteint sa limite (1 par tour)"),
+        ("Milicien needs 2 half-action(s), has 1 left", "NA-2",
+         "Milicien a besoin de 2 demi-action(s), il en reste 1"),
+        ("a sentence no pattern knows", "TC-18", "impossible pour l'instant (TC-18)"),
+        ("", None, ""),
+    ],
+)  # fmt: skip
+def test_a_refusal_reads_in_french_or_falls_back_to_its_rule(
+    reason: str, rule: str | None, french: str
+) -> None:
+    from projections.reasons_fr import reason_fr
+
+    assert reason_fr(reason, rule) == french

@@ -113,13 +113,13 @@ def test_NA_38_a_fight_is_narrated_in_english_and_french() -> None:
     assert english.splitlines()[:3] == [
         "Round 1",
         "Milicien attacks Fangeux: 5 against 12, a hit (margin 7)",
-        "Fangeux fails to parry (20). Milicien hits Fangeux on the torso: 20 damage"
+        "Fangeux fails to parry (20 against 10). Milicien hits Fangeux on the torso: 20 damage"
         " (2 x FOR 10 + sword 5 - END 5), HP 30 -> 10",
     ]
     assert english.splitlines()[-1] == "Fangeux is out of the fight: down"
     french = narrate(result.events, "fr")
-    assert ("Fangeux ne parvient pas à parer (20). Milicien touche Fangeux au torse : 20 dégâts"
-            " (2 x FOR 10 + sword 5 - END 5), PV 30 -> 10") in french  # fmt: skip
+    assert ("Fangeux ne parvient pas à parer (20 pour 10). Milicien touche Fangeux au torse :"
+            " 20 dégâts (2 x FOR 10 + sword 5 - END 5), PV 30 -> 10") in french  # fmt: skip
     assert french.splitlines()[-1] == "Fangeux est hors de combat : à terre"
 
 
