@@ -445,15 +445,24 @@ def declared(e: ev.ActionDeclared, w: Words) -> Said:
     return Said(en, fr, actor=e.actor)
 
 
-def declaration(event: ev.Event, state: EncounterState) -> str | None:
-    """An action's or answer's declaration in words (the audit names what a roll was for),
-    though the log is silent on it."""
+def declaration(event: ev.Event, state: EncounterState) -> tuple[str, str] | None:
+    """An action's or answer's declaration in words, English and French (the audit names
+    what a roll was for), though the log is silent on it."""
     w = Words(state)
     if isinstance(event, ev.ActionDeclared):
-        return declared(event, w).en
+        said = declared(event, w)
+        return said.en, said.fr
     if isinstance(event, ev.ReactionDeclared):
-        return f"{w.name(event.actor)} answers with {w.label(event.reaction).lower()}"
+        who = w.name(event.actor)
+        return (f"{who} answers with {w.label(event.reaction).lower()}",
+                f"{who} répond : {w.label(event.reaction, fr=True).lower()}")  # fmt: skip
     return None
+
+
+def purpose_words(purpose: str, state: EncounterState) -> tuple[str, str]:
+    """A roll's purpose in English and French, as its rule system words it."""
+    w = Words(state)
+    return w.narrator.purpose(purpose, w)
 
 
 def _answered(e: ev.ReactionDeclared, w: Words) -> Said | None:

@@ -178,3 +178,30 @@ def test_a_refusal_reads_in_french_or_falls_back_to_its_rule(
     from projections.reasons_fr import reason_fr
 
     assert reason_fr(reason, rule) == french
+
+
+def test_an_old_stream_is_told_from_its_stored_summary_when_its_detail_lacks_the_facts() -> None:
+    from projections.log import narrate
+
+    def added(cid: str, name: str) -> ev.CombatantAdded:
+        return ev.CombatantAdded(combatant_id=cid, name=name, side=cid, sheet={}, resources={})
+
+    events: list[ev.Event] = [
+        ev.EncounterOpened(encounter_id="old", ruleset="ranks-d100", name="2024"),
+        added("c1", "J1"),
+        added("c2", "J2"),
+        ev.ActionResolved(actor="c1", action="attack_magic", outcome="success",
+                          summary="J1's attack_magic A hits J2 (11 vs 90) for 35",
+                          detail={"rank": "A", "hits": [35]}),
+        ev.ReactionResolved(pending_id=1, actor="c2", reaction="defend_agi",
+                            outcome="reduced", damage_taken=10,
+                            summary="J2 reduced: takes 10", detail={"rule": "RK-59"}),
+    ]  # fmt: skip
+    assert narrate(events).splitlines() == [
+        "J1's attack_magic A hits J2 (11 vs 90) for 35",
+        "J2 reduced: takes 10",
+    ]
+    assert narrate(events, "fr").splitlines() == [
+        "J1 : Attaque Magique, réussite",
+        "J2 : Action d'Agilité, réduit, 10 dégâts",
+    ]
