@@ -118,19 +118,20 @@ class Ranks(Narrator):
                 outcome=e.outcome,
                 absorbs=True,
                 rule=tr.rule,
-                reports={(e.actor, "mana"), (tr.target, "mana")},
+                reports={(c, "mana") for c in (e.actor, tr.target) if not w.secret(c, "mana")},
             )
         at = pl.decode(e.detail, pl.AttackDetail)
         b = w.name(at.target)
         what_en, what_fr = _attack_name(e.action, at, w)
-        cost = (f" ({at.cost} mana)", f" ({at.cost} PM)") if at.cost else ("", "")
+        paid = bool(at.cost) and not w.secret(e.actor, "mana")  # a GM-only pool stays unsaid
+        cost = (f" ({at.cost} mana)", f" ({at.cost} PM)") if paid else ("", "")
         en = f"{a}: {what_en} on {b}{cost[0]}, {at.roll} against {at.threshold}{crit[0]}"
         fr = f"{a} : {what_fr} contre {b}{cost[1]}, {at.roll} pour {at.threshold}{crit[1]}"
-        reports = {(e.actor, "mana")} if at.cost else set()
+        reports = {(e.actor, "mana")} if paid else set()
         spec = w.spec(e.action)
         rule = spec.rule if spec is not None else None
         if not ok:
-            lost = (", mana lost", ", PM perdus") if at.cost else ("", "")
+            lost = (", mana lost", ", PM perdus") if paid else ("", "")
             return Said(
                 en + f", fails{lost[0]}",
                 fr + f", échec{lost[1]}",
@@ -190,7 +191,7 @@ class Ranks(Narrator):
         else:
             en, fr = en + ": no damage", fr + " : aucun dégât"
         reports = {(e.actor, "hp")} if hp_en else set()
-        if d.counter is not None and d.counter.cost:
+        if d.counter is not None and d.counter.cost and not w.secret(e.actor, "mana"):
             reports.add((e.actor, "mana"))
         return Said(
             en,
@@ -252,8 +253,8 @@ def _defense(e: ev.ReactionResolved, d: pl.Defense, b: str, w: Words) -> tuple[s
     stat = _STATS.get(d.stat, (d.stat, d.stat))
     if d.reduction is not None:
         return (
-            f"{en} reduces with {stat[0]}{rolled[0]}: -{d.reduction}",
-            f"{fr} réduit avec l'{stat[1]}{rolled[1]} : -{d.reduction}",
+            f"{en} reduces by {d.reduction} with {stat[0]}{rolled[0]}",
+            f"{fr} réduit de {d.reduction} avec l'{stat[1]}{rolled[1]}",
         )
     return (
         f"{en} fails the {stat[0]} reduction{rolled[0]}",

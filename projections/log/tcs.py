@@ -220,18 +220,14 @@ def _attack(e: ev.ActionResolved, d: pl.Deed, a: str, w: Words) -> Said:
     if d.damage is not None and d.target:
         h_en, h_fr = _hit(d, d.target, w)
         en, fr = f"{en}. {h_en}", f"{fr}. {h_fr}"
-        reports |= (
-            {(d.target, r) for r in ("hp", *_PROTECTIONS)}
-            if not w.secret(d.target, "hp")
-            else set()
-        )
+        reports |= _told(d.target, w)
     if d.fumble == "table":
         en += f". Critical table {d.crit_table}: {d.effect}"
         fr += f". Table des critiques {d.crit_table} : {d.effect}"
     elif d.fumble == "self":
         en += f". The blow turns on {a}: {d.self_hp_loss} damage"
         fr += f". Le coup se retourne contre {a} : {d.self_hp_loss} dégâts"
-        reports |= {(e.actor, r) for r in ("hp", *_PROTECTIONS)}
+        reports |= _told(e.actor, w, protections=False)
         me = w.state.game.combatants.get(e.actor)
         if me is not None and not w.secret(e.actor, "hp"):
             en += f", {w.res('hp')} {me.resources.get('hp')}"
@@ -240,31 +236,44 @@ def _attack(e: ev.ActionResolved, d: pl.Deed, a: str, w: Words) -> Said:
         ally = w.name(d.friendly_fire)
         en += f". Friendly fire: {ally} is hit, {d.ally_hp_loss} damage"
         fr += f". Tir ami : {ally} est touché, {d.ally_hp_loss} dégâts"
-        reports |= {(d.friendly_fire, r) for r in ("hp", *_PROTECTIONS)}
+        reports |= _told(d.friendly_fire, w, protections=False)
     return Said(
         en, fr, actor=e.actor, outcome=e.outcome, absorbs=True, reports=reports, rule=d.rule or None
     )
 
 
+def _told(cid: str, w: Words, protections: bool = True) -> set[tuple[str, str]]:
+    """The resource changes a hit line says itself (and so takes over): HP, and the
+    protections whose numbers it gives; never a GM-only one, whose line stays the GM's."""
+    said = ("hp", *_PROTECTIONS) if protections else ("hp",)
+    return {(cid, r) for r in said if not w.secret(cid, r)}
+
+
 def _hit(d: pl.Deed, target: str, w: Words) -> tuple[str, str]:
     """ "8 damage, 3 stopped by the armor's PP, which degrades (level 1, PR 12): HP 20 -> 15"."""
     c = w.state.game.combatants.get(target)
-    res = c.resources if c is not None else {}
+    # A GM-only protection's numbers stay off the public line (its own line is the GM's).
+    res = {k: v for k, v in (c.resources if c is not None else {}).items()
+           if not w.secret(target, k)}  # fmt: skip
     if d.shield:
         en = f"{d.damage} damage on the shield"
         fr = f"{d.damage} dégâts sur le bouclier"
         pr = res.get("shield_pr")
         if d.shield == "broken":
             return en + ", which breaks", fr + ", qui se brise"
+        if pr is None:
+            return en, fr
         return en + f" (shield PR {pr})", fr + f" (PR du bouclier {pr})"
     en, fr = f"{d.damage} damage", f"{d.damage} dégâts"
     if d.pp:
         stopped = min(d.pp, d.damage or 0)
         en += f", {stopped} stopped by PP {d.pp}"
         fr += f", {stopped} arrêtés par la PP {d.pp}"
-    if d.armor == "degraded":
+    if d.armor == "degraded" and "armor_pr" in res:
         en += f"; the armor degrades (level {res.get('armor_level')}, PR {res.get('armor_pr')})"
         fr += f" ; l'armure se dégrade (niveau {res.get('armor_level')}, PR {res.get('armor_pr')})"
+    elif d.armor == "degraded":
+        en, fr = en + "; the armor degrades", fr + " ; l'armure se dégrade"
     elif d.armor == "broken":
         en, fr = en + "; the armor breaks", fr + " ; l'armure se brise"
     elif d.armor == "held" and "armor_pr" in res:

@@ -408,7 +408,8 @@ function renderShare(app, b) {
 function renderAdjust(app, b) {
   setOptions($("#adj-combatant"), b.combatants.map((c) => [c.id, `${c.name} (${c.id})`]));
   const c = b.combatants.find((x) => x.id === $("#adj-combatant").value);
-  setOptions($("#adj-resource"), c ? Object.keys(c.resources).map((k) => [k, k]) : []);
+  const label = (k) => ((lang() === "fr" ? c.labels_fr : c.labels) || {})[k] || k;
+  setOptions($("#adj-resource"), c ? Object.keys(c.resources).map((k) => [k, label(k)]) : []);
 }
 
 const audits = new Map();

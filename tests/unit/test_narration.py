@@ -205,3 +205,20 @@ def test_an_old_stream_is_told_from_its_stored_summary_when_its_detail_lacks_the
         "J1 : Attaque Magique, réussite",
         "J2 : Action d'Agilité, réduit, 10 dégâts",
     ]
+
+
+def test_a_gm_only_armor_and_hp_stay_off_the_public_hit_line() -> None:
+    mail = {"name": "mail", "levels": [{"pr": 10, "pp": 3}, {"pr": 5, "pp": 1}],
+            "end_required": 0}  # fmt: skip
+    table = golden.tcs.Table(golden.tcs.QUIET)
+    a = table.add("A", "a", weapons=[{"name": "blade", "damage": 12}])
+    table.do(cmd.AddCombatant(name="B", side="b", sheet=golden.tcs.fighter(armor=mail),
+                              hidden=["hp", "armor_pr", "armor_level"]))  # fmt: skip
+    table.do(cmd.StartCombat(), [10, 20])
+    table.act(a, "attack", "c2", [10])
+    envelopes = golden.envelopes("d100-tcs", "Secret mail", table.log, golden.tcs.QUIET)
+    public = str(render(envelopes, "public", "text"))
+    assert "A hits B: 10 against 50. 12 damage, 3 stopped by PP 3; the armor degrades" in public
+    assert "PR 5" not in public and "20 -> 11" not in public and "level 1" not in public
+    gm = str(render(envelopes, "gm", "text", include_hidden=True))
+    assert "B's HP: 20 -> 11" in gm and "B's armor PR: 10 -> 5" in gm
