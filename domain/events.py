@@ -6,7 +6,14 @@ Rules for evolving stored events (they are facts: never rewritten):
 3. A field is never renamed or retyped in place; a real change adds an upcaster in
    `domain/codec.py` that turns the old shape into the new one at decode time.
 4. No floats: the hash chain needs one canonical text per value.
-Rule systems use these shared events; their own numbers ride in `detail` dicts.
+5. Events carry facts, never sentences. `ActionResolved.summary` and
+   `ReactionResolved.summary` held the rule modules' English sentence until the
+   narrator (projections/log/) took the words over: new events leave it "" and the log
+   reads an old event's summary only as a fallback, when its `detail` lacks the facts.
+Rule systems use these shared events; their own numbers ride in `detail`, a dict on the
+wire that each system encodes from one typed payload Struct (domain/rules/*_payloads.py)
+and decodes with the same Struct, so the resolver, the log and the audit read the same
+fields and old events still fold.
 """
 
 from __future__ import annotations
@@ -276,7 +283,7 @@ class ActionResolved(Event, tag="action_resolved", frozen=True, kw_only=True):
     actor: str
     action: str
     outcome: str
-    summary: str
+    summary: str = ""  # old streams only (rule 5)
     detail: dict[str, Any] = {}
 
 
@@ -311,7 +318,7 @@ class ReactionResolved(Event, tag="reaction_resolved", frozen=True, kw_only=True
     reaction: str
     outcome: str
     damage_taken: int
-    summary: str
+    summary: str = ""  # old streams only (rule 5)
     detail: dict[str, Any] = {}
 
 

@@ -5,7 +5,8 @@
 has a full action left and passes otherwise; each defender parries (with its shield if it
 carries one, else its weapon, NA-39) while it can pay for it. No aiming, no off hand.
 The events it returns are a whole encounter stream, so a fight can be saved and
-narrated (`narrate`). `simulate` repeats fights with reproducible seeded dice.
+narrated (by the log's narrator, `projections.log.narrate`, which server/ calls).
+`simulate` repeats fights with reproducible seeded dice.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from domain.context import Dice
 from domain.dice import SeededRoller, commitment
 from domain.encounter import decide_and_fold, open_encounter
 from domain.evolve import replay
-from domain.rules.d20_na_narrate import narrate
+from domain.rules import d20_na_payloads as pl
 from domain.rules.d20_na_turns import budget
 from domain.state import EncounterState, Pending
 
@@ -36,7 +37,6 @@ __all__ = [
     "Summary",
     "buckets",
     "fight",
-    "narrate",
     "simulate",
     "wilson",
 ]
@@ -216,11 +216,12 @@ def _hits(events: list[ev.Event]) -> list[Hit]:
     for e in events:
         if isinstance(e, ev.CombatantAdded):
             side[e.combatant_id] = e.side
-        elif isinstance(e, ev.ReactionResolved) and "zone" in e.detail:
+        elif isinstance(e, ev.ReactionResolved) and e.detail.get("zone"):
             foe = next(s for c, s in side.items() if c != e.actor)
-            hits.append(Hit(foe, str(e.detail["zone"]), e.damage_taken))
-        elif isinstance(e, ev.ActionResolved) and "zone" in e.detail:
-            hits.append(Hit(side[e.actor], str(e.detail["zone"]), int(e.detail["damage"])))
+            hits.append(Hit(foe, pl.decode(e.detail, pl.Defended).zone, e.damage_taken))
+        elif isinstance(e, ev.ActionResolved) and e.detail.get("zone"):
+            landed = pl.decode(e.detail, pl.Hit)
+            hits.append(Hit(side[e.actor], landed.zone, landed.damage))
     return hits
 
 

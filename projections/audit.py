@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.dice import DiceError, draw
+from domain.events import event_from
 from domain.rules import REGISTRY
 from projections.log import outcome_words, principal
+from projections.log.core import declaration, purpose_words
 from projections.view import Projection
 
 __all__ = ["audit", "audit_text"]
@@ -33,7 +35,7 @@ class _Trail:
 
     rolled: Mapping[str, Any] | None = None
     action: Mapping[str, Any] | None = None
-    action_line: str | None = None
+    action_line: tuple[str, str] | None = None
     commitments: dict[str, str] = field(default_factory=dict)
     commitment: str | None = None
     reveal: Mapping[str, Any] | None = None
@@ -69,6 +71,7 @@ def audit(envelopes: Sequence[Mapping[str, Any]], seq: int, role: str) -> dict[s
         "actor": actor,
         "actor_name": actor_name,
         "purpose": data.get("purpose"),
+        "purpose_fr": purpose_words(str(data.get("purpose") or ""), proj.state)[1],
         "expr": data.get("expr"),
         "sizes": list(data.get("sizes", [])),
         "faces": list(data.get("faces", [])),
@@ -98,8 +101,7 @@ def _step(trail: _Trail, envelope: Mapping[str, Any], seq: int, proj: Projection
     if trail.rolled is None:
         if kind in _ACTIONS:
             trail.action = envelope
-            last = proj.lines[-1] if proj.lines else None
-            trail.action_line = last.text if last and last.version == proj.version else None
+            trail.action_line = declaration(event_from(str(kind), dict(data)), proj.state)
         elif kind == "seed_committed":
             trail.commitments[str(data["seed_id"])] = str(data["commitment"])
         elif kind == "die_rolled" and data.get("seq") == seq:
@@ -144,7 +146,8 @@ def _action(trail: _Trail, rolled: Mapping[str, Any], ruleset: str) -> dict[str,
         "target_name": trail.names.get(str(target), target) if target is not None else None,
         "rank": data.get("rank"),
         "rule": spec.rule if spec is not None else None,
-        "text": trail.action_line,
+        "text": trail.action_line[0] if trail.action_line else None,
+        "text_fr": trail.action_line[1] if trail.action_line else None,
     }
 
 

@@ -17,6 +17,8 @@ import msgspec
 from domain.rules import REGISTRY
 from domain.state import Combatant, EncounterState, Game
 from projections.log import LogLine, pending_text
+from projections.log.core import Words
+from projections.reasons_fr import reason_fr
 from projections.view import Projection
 
 __all__ = ["LOG_LINES", "LogPage", "board", "lines_for", "log_page", "winner"]
@@ -43,7 +45,11 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
         },
         "version": proj.version,
         "round": game.round,
+        "round_label": Words(state).narrator.round_word[0],  # Round, or the seeds' Tour
+        "round_label_fr": Words(state).narrator.round_word[1],
         "phase": game.phase,
+        "phase_text": Words(state).narrator.phase(game.phase)[0] if game.phase else "",
+        "phase_text_fr": Words(state).narrator.phase(game.phase)[1] if game.phase else "",
         "actor": game.actor,
         "started": game.started,
         "order": [
@@ -52,7 +58,7 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
             if cid in game.combatants
         ],
         "sides": _sides(game),
-        "combatants": [_combatant(c, gm) for c in _by_side(game)],
+        "combatants": [_combatant(c, gm, state) for c in _by_side(game)],
         "pending": _pending(state),
         "legal": _legal(state, gm),
         "log": [msgspec.to_builtins(line) for line in _tail(proj.lines, gm)],
@@ -169,8 +175,51 @@ def _by_side(game: Game) -> list[Combatant]:
     return sorted(game.combatants.values(), key=lambda c: rank[c.side])
 
 
-def _combatant(c: Combatant, gm: bool) -> dict[str, Any]:
+# The statuses a table wants to see, in words; the others (tie-breaks, counters) are
+# bookkeeping. A value that names combatants is shown by their names.
+_CHIPS: dict[str, tuple[str, str]] = {
+    "budget": ("half-actions left", "demi-actions restantes"),  # NA-2
+    "engaged": ("engaged with", "engagé avec"),
+    "charging": ("charging", "charge"),
+    "unloaded": ("to reload", "à recharger"),
+    "prone": ("prone", "à terre"),
+    "fleeing": ("fleeing", "en fuite"),
+    "flee_declared": ("flight declared", "fuite annoncée"),
+    "preparing": ("preparing", "prépare"),
+    "focus": ("focused", "concentré"),
+    "disengaged": ("disengaged", "désengagé"),
+    "luck": ("Luck on the next roll", "Chance au prochain jet"),
+    "survival": ("Tours left", "Tours restants"),
+    "away": ("pursuing", "poursuit"),
+    "weapon": ("in hand", "en main"),
+    "let_go": ("lets flee", "laisse fuir"),
+}
+
+
+def _chips(c: Combatant, state: EncounterState) -> list[dict[str, Any]]:
+    """The combatant's statuses worth showing, with their labels and values in words."""
+    names = state.game.combatants
+    out: list[dict[str, Any]] = []
+    for key, (label, label_fr) in _CHIPS.items():
+        value = c.status.get(key)
+        if value is None or value is False or value == [] or (value == 0 and key != "budget"):
+            continue
+        if isinstance(value, dict):
+            value = value.get("spell") or value.get("bonus")
+        if isinstance(value, list):
+            value = ", ".join(names[v].name if v in names else str(v) for v in value)
+        elif isinstance(value, str) and value in names:
+            value = names[value].name
+        elif key == "luck" and isinstance(value, int):
+            value = f"{value:+d}"
+        out.append({"key": key, "label": label, "label_fr": label_fr,
+                    "value": None if value is True else str(value)})  # fmt: skip
+    return out
+
+
+def _combatant(c: Combatant, gm: bool, state: EncounterState) -> dict[str, Any]:
     secret = [] if gm else [r for r in c.gm_only if r in c.resources or r in c.maxima]
+    words = Words(state)
     return {
         "id": c.id,
         "name": c.name,
@@ -179,6 +228,8 @@ def _combatant(c: Combatant, gm: bool) -> dict[str, Any]:
         "resources": {k: None if k in secret else v for k, v in c.resources.items()},
         "maxima": {k: None if k in secret else v for k, v in c.maxima.items()},
         "out": c.out,
+        "out_text": words.reason(c.out) if c.out else None,
+        "out_text_fr": words.reason(c.out, fr=True) if c.out else None,
         "status": dict(c.status),
         "conditions": [
             {
@@ -192,6 +243,9 @@ def _combatant(c: Combatant, gm: bool) -> dict[str, Any]:
             }
             for k in c.conditions.values()
         ],
+        "chips": _chips(c, state),
+        "labels": {k: words.res(k) for k in c.resources},
+        "labels_fr": {k: words.res(k, fr=True) for k in c.resources},
         "hidden": secret,
     }
 
@@ -242,5 +296,10 @@ def _legal(state: EncounterState, gm: bool) -> dict[str, list[dict[str, Any]]]:
             if secret & set(entry.pop("reads", [])):
                 entry.pop("chance", None)
                 entry.pop("threshold", None)
-        out[cid] = entries
+        out[cid] = [_with_fr(entry) for entry in entries]
     return out
+
+
+def _with_fr(entry: dict[str, Any]) -> dict[str, Any]:
+    """A legal entry with its reason in French too (`reason_fr`)."""
+    return {**entry, "reason_fr": reason_fr(str(entry.get("reason") or ""), entry.get("rule"))}

@@ -1,39 +1,85 @@
-"""Exports of an encounter: the audit bundle (JSON) and the log as Markdown, BBCode or text.
+"""Exports of an encounter: the audit bundle (JSON) and the log as a forum post (BBCode,
+Markdown) or chat text, in English or French.
 
-Each text export folds a `Projection` and renders its log lines for a role: a header
-with the encounter's name, rule system and round, the lines, and where the fight stands.
-BBCode is for phpBB-style forums: [b], [color], [list], [quote].
+A post has a title, the log grouped under round and turn headings, each absorbed roll as
+a link to its audit page (`{base}/e/{id}?roll=N`, where the board opens that roll's
+audit), and the final state of every combatant. Undone steps are struck through with the
+undo's reason. Hidden rolls and GM-hidden resources are left out of every text export,
+the GM's too, unless the GM asks (`include_hidden`); for anyone else the flag is ignored.
+The JSON bundle is the audit record and is never filtered here (the server gates it).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from domain.rules import REGISTRY
-from projections.board import lines_for
-from projections.log import LogLine
+from projections.log import LogLine, said
+from projections.log.core import NARRATORS, Narrator
 from projections.view import Projection, fold
 
-__all__ = ["FORMAT", "FORMATS", "bbcode", "bundle", "last_turn", "markdown", "render", "text"]
+__all__ = [
+    "FORMAT",
+    "FORMATS",
+    "SCOPES",
+    "Post",
+    "bbcode",
+    "bundle",
+    "language",
+    "last_turn",
+    "markdown",
+    "render",
+    "text",
+]
 
 FORMAT = "fracas-audit/1"
+SCOPES = ("all", "last_turn")
 
-_GOOD = ("success", "critical_success", "dodged")
-_BAD = ("failure", "critical_failure", "hit", "no_defense")
-# What makes a turn worth copying: something was done in it.
-_DEEDS = frozenset(
-    {
-        "action_declared",
-        "action_resolved",
-        "reaction_declared",
-        "reaction_resolved",
-        "die_rolled",
-        "resource_changed",
-        "combatant_defeated",
-    }
-)
+_GOOD = ("success", "critical_success", "dodged", "stopped", "resisted", "countered", "blocked")
+_BAD = ("failure", "critical_failure", "hit", "no_defense", "miss", "parried", "reduced")
+_HEADINGS = ("round_started", "turn_started")
+_WORDS = {
+    "en": {
+        "before": "before the fight",
+        "round": "round",
+        "closed": "closed",
+        "out": "out",
+        "undone": "undone",
+        "roll": "roll",
+        "standing": "Where the fight stands",
+        "encounter": "Encounter",
+        "side": "side",
+    },
+    "fr": {
+        "before": "avant le combat",
+        "round": "round",
+        "closed": "close",
+        "out": "hors de combat",
+        "undone": "annulé",
+        "roll": "jet",
+        "standing": "Où en est le combat ",
+        "encounter": "Rencontre",
+        "side": "camp",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Post:
+    """Who reads an export and how: role, language, hidden lines or not, link base."""
+
+    role: str
+    lang: str = "en"
+    include_hidden: bool = False
+    base: str = ""
+
+    @property
+    def secrets(self) -> bool:
+        """Whether this post may show hidden rolls and GM-only resources."""
+        return self.role == "gm" and self.include_hidden
 
 
 def bundle(encounter_id: str, envelopes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -42,90 +88,185 @@ def bundle(encounter_id: str, envelopes: Iterable[Mapping[str, Any]]) -> dict[st
     return {"format": FORMAT, "encounter": encounter_id, "events": events}
 
 
-def markdown(envelopes: Iterable[Mapping[str, Any]], role: str) -> str:
-    """The log as Markdown: a title, one bullet per line, rounds as headings."""
-    proj = fold(envelopes)
-    return _markdown(proj, lines_for(proj.lines, role), role)
+def language(proj: Projection, lang: str | None) -> str:
+    """The export's language: the one asked for, else the encounter's setting, else en."""
+    chosen = lang or str(proj.state.ledger.settings.get("lang") or "en")
+    if chosen not in _WORDS:
+        raise ValueError(f"unknown language {chosen!r}; known: {sorted(_WORDS)}")
+    return chosen
 
 
-def bbcode(envelopes: Iterable[Mapping[str, Any]], role: str) -> str:
-    """The log as a forum post: bold header, a [list] of lines, standings in a [quote]."""
-    proj = fold(envelopes)
-    return _bbcode(proj, lines_for(proj.lines, role), role)
+def markdown(
+    envelopes: Iterable[Mapping[str, Any]],
+    role: str,
+    lang: str | None = None,
+    include_hidden: bool = False,
+) -> str:
+    """The log as Markdown: a title, rounds and turns as headings, lines as bullets."""
+    return _export(envelopes, role, "markdown", lang, include_hidden, "all", "")
 
 
-def text(envelopes: Iterable[Mapping[str, Any]], role: str) -> str:
-    """The log as plain text, one line per event."""
-    proj = fold(envelopes)
-    return _text(proj, lines_for(proj.lines, role), role)
+def bbcode(
+    envelopes: Iterable[Mapping[str, Any]],
+    role: str,
+    lang: str | None = None,
+    include_hidden: bool = False,
+) -> str:
+    """The log as a forum post: [b] title and headings, a [list] of lines, standings."""
+    return _export(envelopes, role, "bbcode", lang, include_hidden, "all", "")
 
 
-def last_turn(envelopes: Iterable[Mapping[str, Any]], role: str, fmt: str) -> str:
-    """Only the last turn, in `fmt` ("bbcode", "markdown" or "text").
-
-    That is every line from the last `turn_started` after which something was done (an
-    action, a reaction, a roll, a change): ending a turn starts the next one at once, and
-    the turn worth copying is the one just played, with what followed it.
-    """
-    render_ = FORMATS.get(fmt)
-    if render_ is None:
-        raise ValueError(f"unknown format {fmt!r}; known: {sorted(FORMATS)}")
-    proj = fold(envelopes)
-    lines = lines_for(proj.lines, role)
-    return render_(proj, lines[_turn_start(lines) :], role)
+def text(
+    envelopes: Iterable[Mapping[str, Any]],
+    role: str,
+    lang: str | None = None,
+    include_hidden: bool = False,
+) -> str:
+    """The log as plain text for a chat, one line per step under its headings."""
+    return _export(envelopes, role, "text", lang, include_hidden, "all", "")
 
 
-def render(envelopes: Sequence[Mapping[str, Any]], role: str, fmt: str) -> str | dict[str, Any]:
+def last_turn(
+    envelopes: Iterable[Mapping[str, Any]],
+    role: str,
+    fmt: str,
+    lang: str | None = None,
+    include_hidden: bool = False,
+    base: str = "",
+) -> str:
+    """The post a GM pastes after each turn: the last turn in which something was done,
+    with what followed it (ending a turn starts the next one at once)."""
+    return _export(envelopes, role, fmt, lang, include_hidden, "last_turn", base)
+
+
+def render(
+    envelopes: Sequence[Mapping[str, Any]],
+    role: str,
+    fmt: str,
+    *,
+    lang: str | None = None,
+    scope: str = "all",
+    include_hidden: bool = False,
+    base: str = "",
+) -> str | dict[str, Any]:
     """Any export by name: "json" is the bundle, the others the log in that format."""
     if fmt == "json":
         proj = fold(envelopes)
         return bundle(proj.state.ledger.encounter_id, envelopes)
+    return _export(envelopes, role, fmt, lang, include_hidden, scope, base)
+
+
+def _export(
+    envelopes: Iterable[Mapping[str, Any]],
+    role: str,
+    fmt: str,
+    lang: str | None,
+    include_hidden: bool,
+    scope: str,
+    base: str,
+) -> str:
     render_ = FORMATS.get(fmt)
     if render_ is None:
         raise ValueError(f"unknown format {fmt!r}; known: json, {', '.join(sorted(FORMATS))}")
+    if scope not in SCOPES:
+        raise ValueError(f"unknown scope {scope!r}; known: {', '.join(SCOPES)}")
     proj = fold(envelopes)
-    return render_(proj, lines_for(proj.lines, role), role)
+    post = Post(role, language(proj, lang), include_hidden, base)
+    lines = [line for line in proj.lines if post.secrets or not line.hidden]
+    if scope == "last_turn":
+        lines = lines[_turn_start(lines) :]
+    return render_(proj, _grouped(lines), post)
 
 
 def _turn_start(lines: Sequence[LogLine]) -> int:
+    """Where the last turn in which something was done starts (its round heading too)."""
     starts = [i for i, line in enumerate(lines) if line.kind == "turn_started"]
+    found = starts[-1] if starts else 0
     for start in reversed(starts):
-        if any(line.kind in _DEEDS for line in lines[start:]):
-            return start
-    return starts[-1] if starts else 0
+        if any(line.kind not in _HEADINGS for line in lines[start:]):
+            found = start
+            break
+    if found and lines[found - 1].kind == "round_started":
+        found -= 1  # the turn opened the round: the post says which round
+    return found
+
+
+def _grouped(lines: Sequence[LogLine]) -> list[LogLine]:
+    """The lines without the headings of empty turns and rounds (a turn ended without a
+    step, a round with none), walking back from the end; the last heading stays: it is
+    where the fight stands now."""
+    out: list[LogLine] = []
+    nxt: LogLine | None = None  # the next line kept
+    for line in reversed(lines):
+        empty = nxt is not None and (
+            nxt.kind == "round_started" or nxt.kind == line.kind == "turn_started"
+        )
+        if line.kind in _HEADINGS and empty:
+            continue
+        out.append(line)
+        nxt = line
+    return out[::-1]
 
 
 # --- headers and standings ------------------------------------------------------------
 
 
-def _title(proj: Projection) -> tuple[str, str]:
+def _narrator(proj: Projection) -> Narrator:
+    return NARRATORS.get(proj.state.ledger.ruleset, Narrator())
+
+
+def _title(proj: Projection, post: Post) -> tuple[str, str]:
     led, game = proj.state.ledger, proj.state.game
+    words = _WORDS[post.lang]
     rules = REGISTRY.get(led.ruleset)
     system = rules.name if rules is not None else led.ruleset
-    where = f"round {game.round}" if game.round else "before the fight"
+    if post.lang == "fr":
+        system = _narrator(proj).name_fr or system
+    where = f"{words['round']} {game.round}" if game.round else words["before"]
     if led.closed:
-        where += ", closed"
-    return led.name or "Encounter", f"{system}, {where}"
+        where += f", {words['closed']}"
+    return led.name or words["encounter"], f"{system}, {where}"
 
 
-def _standings(proj: Projection, role: str) -> list[str]:
-    """One line per combatant: name, side, resources (secret ones left out), out."""
+def _standings(proj: Projection, post: Post) -> list[str]:
+    """One line per combatant: name, side, resources (GM-only ones left out), out."""
+    narrator, words = _narrator(proj), _WORDS[post.lang]
+    fr = post.lang == "fr"
     out: list[str] = []
     for c in proj.state.game.combatants.values():
-        shown = {k: v for k, v in c.resources.items() if role == "gm" or k not in c.gm_only}
+        shown = {k: v for k, v in c.resources.items() if post.secrets or k not in c.gm_only}
         res = ", ".join(
-            f"{k} {v}" + (f"/{c.maxima[k]}" if k in c.maxima else "") for k, v in shown.items()
+            f"{_res(narrator, k, fr)} {v}" + (f"/{c.maxima[k]}" if k in c.maxima else "")
+            for k, v in shown.items()
         )
-        state = f", out ({c.out})" if c.out else ""
-        out.append(f"{c.name} ({c.side}): {res}{state}" if res else f"{c.name} ({c.side}){state}")
+        out_ = ""
+        if c.out:
+            why = narrator.reasons.get(c.out) or _REASONS.get(c.out)
+            out_ = f", {words['out']} ({why[1 if fr else 0] if why else c.out.replace('_', ' ')})"
+        head = f"{c.name} ({words['side']} {c.side})"
+        colon = " : " if fr else ": "
+        out.append(f"{head}{colon}{res}{out_}" if res else f"{head}{out_}")
     return out
+
+
+_REASONS = {
+    "dead": ("dead", "mort"),
+    "fled": ("fled", "en fuite"),
+    "down": ("down", "à terre"),
+    "out of combat": ("out of combat", "hors de combat"),
+}
+
+
+def _res(narrator: Narrator, resource: str, fr: bool) -> str:
+    words = narrator.resources.get(resource) or {"hp": ("HP", "PV")}.get(resource)
+    return (words[1] if fr else words[0]) if words else resource.replace("_", " ")
 
 
 # --- renderers ------------------------------------------------------------------------
 
-Renderer = Callable[[Projection, Sequence[LogLine], str], str]
+Renderer = Callable[[Projection, Sequence[LogLine], Post], str]
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<#|~])")  # ">" only quotes at a line's start
 # Line breaks and other control characters: what a name or reason could use to forge an
 # extra line of the log (events stored before the server refused them still hold some).
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -140,52 +281,118 @@ def _md(value: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", _line(value))
 
 
-def _markdown(proj: Projection, lines: Sequence[LogLine], role: str) -> str:
-    name, sub = _title(proj)
-    out = [f"# {_md(name)}", "", f"*{_md(sub)}*", ""]
-    for line in lines:
-        if line.kind == "round_started":
-            out += ["", f"## {_md(line.text)}", ""]
-        else:
-            mark = " *(hidden)*" if line.hidden and line.roll is None else ""
-            out.append(f"- {_md(line.text)}{mark}")
-    standings = _standings(proj, role)
-    if standings:
-        out += ["", *(f"> {_md(s)}  " for s in standings)]
-    return "\n".join(out).replace("\n\n\n", "\n\n") + "\n"
-
-
 def _bb(value: str) -> str:
     # BBCode has no escape: keep names and reasons from opening or closing a tag.
     return _line(value).replace("[", "(").replace("]", ")")
 
 
-def _bbcode(proj: Projection, lines: Sequence[LogLine], role: str) -> str:
-    name, sub = _title(proj)
-    out = [f"[b]{_bb(name)}[/b] — {_bb(sub)}", "[list]"]
+def _link(proj: Projection, post: Post, n: int) -> str:
+    return f"{post.base}/e/{proj.state.ledger.encounter_id}?roll={n}"
+
+
+def _undone(line: LogLine, post: Post) -> str:
+    return f" ({_WORDS[post.lang]['undone']}: {line.undone})" if line.undone is not None else ""
+
+
+def _tag(line: LogLine) -> str:
+    return f" [{line.rule}]" if line.rule else ""
+
+
+def _markdown(proj: Projection, lines: Sequence[LogLine], post: Post) -> str:
+    name, sub = _title(proj, post)
+    out = [f"# {_md(name)}", "", f"*{_md(sub)}*", ""]
     for line in lines:
-        said = _bb(line.text)
+        words = _md(said(line, post.lang))
         if line.kind == "round_started":
-            said = f"[b]{said}[/b]"
-        elif line.outcome in _GOOD:
-            said = f"[color=green]{said}[/color]"
-        elif line.outcome in _BAD:
-            said = f"[color=red]{said}[/color]"
-        out.append(f"[*]{said}")
-    out.append("[/list]")
-    standings = _standings(proj, role)
+            out += ["", f"## {words}", ""]
+            continue
+        if line.kind == "turn_started":
+            out += ["", f"### {words}", ""]
+            continue
+        links = "".join(f" [#{n}]({_link(proj, post, n)})" for n in _rolls(line))
+        tag = f" `{line.rule}`" if line.rule else ""
+        said_ = f"{words}{tag}{links}"
+        if line.undone is not None:
+            said_ = f"~~{said_}~~{_md(_undone(line, post))}"
+        out.append(f"- {said_}")
+    standings = _standings(proj, post)
     if standings:
-        out += ["[quote]", *map(_bb, standings), "[/quote]"]
+        out += [
+            "",
+            f"**{_md(_WORDS[post.lang]['standing'])}**",
+            "",
+            *(f"- {_md(s)}" for s in standings),
+        ]
+    page = "\n".join(out)
+    while "\n\n\n" in page:
+        page = page.replace("\n\n\n", "\n\n")
+    return page + "\n"
+
+
+def _rolls(line: LogLine) -> list[int]:
+    return [line.roll] if line.roll is not None else list(line.rolls)
+
+
+def _bbcode(proj: Projection, lines: Sequence[LogLine], post: Post) -> str:
+    name, sub = _title(proj, post)
+    out = [f"[size=150][b]{_bb(name)}[/b][/size]", f"[i]{_bb(sub)}[/i]", ""]
+    opened = False
+    for line in lines:
+        words = _bb(said(line, post.lang))
+        if line.kind in _HEADINGS:
+            if opened:
+                out.append("[/list]")
+                opened = False
+            size = "[size=120]" if line.kind == "round_started" else ""
+            out.append(f"{size}[b]{words}[/b]{'[/size]' if size else ''}")
+            continue
+        if not opened:
+            out.append("[list]")
+            opened = True
+        links = "".join(f" [url={_link(proj, post, n)}]#{n}[/url]" for n in _rolls(line))
+        tag = f" [i]{line.rule}[/i]" if line.rule else ""
+        said_ = f"{words}{tag}{links}"
+        if line.outcome in _GOOD or (line.kind == "action_resolved" and line.outcome == "hit"):
+            said_ = f"[color=green]{said_}[/color]"
+        elif line.outcome in _BAD:
+            said_ = f"[color=red]{said_}[/color]"
+        if line.undone is not None:
+            said_ = f"[s]{said_}[/s]{_bb(_undone(line, post))}"
+        out.append(f"[*]{said_}")
+    if opened:
+        out.append("[/list]")
+    standings = _standings(proj, post)
+    if standings:
+        out += [
+            "",
+            f"[b]{_WORDS[post.lang]['standing']}[/b]",
+            "[list]",
+            *(f"[*]{_bb(s)}" for s in standings),
+            "[/list]",
+        ]
     return "\n".join(out) + "\n"
 
 
-def _text(proj: Projection, lines: Sequence[LogLine], role: str) -> str:
-    name, sub = _title(proj)
-    out = [f"{_line(name)} — {_line(sub)}", ""]
-    out += [f"{line.version:>5}  {_line(line.text)}" for line in lines]
-    standings = _standings(proj, role)
+def _text(proj: Projection, lines: Sequence[LogLine], post: Post) -> str:
+    name, sub = _title(proj, post)
+    out = [f"{_line(name)} — {_line(sub)}"]
+    roll = _WORDS[post.lang]["roll"]
+    for line in lines:
+        words = _line(said(line, post.lang))
+        if line.kind == "round_started":
+            out += ["", f"== {words} =="]
+            continue
+        if line.kind == "turn_started":
+            out += ["", f"-- {words} --"]
+            continue
+        links = f" ({roll} {', '.join(f'#{n}' for n in _rolls(line))})" if _rolls(line) else ""
+        said_ = f"{words}{_tag(line)}{links}"
+        if line.undone is not None:
+            said_ = f"~{said_}~{_line(_undone(line, post))}"
+        out.append(f"  {said_}")
+    standings = _standings(proj, post)
     if standings:
-        out += ["", *map(_line, standings)]
+        out += ["", f"{_WORDS[post.lang]['standing']}:", *(f"  {_line(s)}" for s in standings)]
     return "\n".join(out) + "\n"
 
 

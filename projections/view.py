@@ -14,7 +14,8 @@ from typing import Any
 from domain.events import event_from
 from domain.evolve import evolve
 from domain.state import EncounterState
-from projections.log import LogLine, describe
+from projections.log import LogLine
+from projections.log import tell as tell_
 
 __all__ = ["Projection", "fold"]
 
@@ -67,14 +68,13 @@ class Projection:
         kind, data = envelope.get("type"), envelope.get("data")
         try:
             event = event_from(str(kind), dict(data or {}))
-            line = describe(event, self.state, version) if tell else None
+            if tell:
+                tell_(self.lines, event, self.state, version)
             evolve(self.state, event)
         except (ValueError, TypeError, KeyError) as error:
             self._broken = f"version {version} ({kind}): {error}"
             raise ValueError(f"cannot fold version {version} ({kind}): {error}") from error
         self.stream = str(stream) if stream is not None else None
-        if line is not None:
-            self.lines.append(line)
 
 
 def fold(envelopes: Iterable[Mapping[str, Any]], upto: int | None = None) -> Projection:

@@ -31,6 +31,9 @@ from projections import audit as auditing
 from projections import export as exporting
 from projections.board import board
 from projections.filter import filter_events, secret_resources
+from projections.log import LANGS
+from projections.log.core import NARRATORS
+from projections.settings_fr import description_fr
 from server import db, openapi, ratelimit, ruletext
 from server.api_types import CreateEncounter
 from server.bounds import whole_param
@@ -191,10 +194,24 @@ async def get_export(request: Request) -> Response:
                 403, "forbidden", "the audit bundle is public once the encounter closes"
             )
         return json_response(exporting.bundle(eid, envs))
-    writers = {"markdown": exporting.markdown, "bbcode": exporting.bbcode, "text": exporting.text}
-    if fmt not in writers:
+    if fmt not in exporting.FORMATS:
         raise HTTPError(400, "invalid", "format is one of json, markdown, bbcode, text")
-    return PlainTextResponse(writers[fmt](envs, role))
+    scope = request.query_params.get("scope", "all")
+    if scope not in exporting.SCOPES:
+        raise HTTPError(400, "invalid", "scope is all or last_turn")
+    lang = request.query_params.get("lang") or None
+    if lang is not None and lang not in LANGS:
+        raise HTTPError(400, "invalid", "lang is en or fr")
+    hidden = request.query_params.get("include_hidden", "false")
+    if hidden not in ("true", "false", "1", "0"):
+        raise HTTPError(400, "invalid", "include_hidden is true or false")
+    # Only the GM's export may hold hidden rolls and GM-only resources: for anyone else
+    # the flag is ignored, and the GM's is off unless asked.
+    include = role == "gm" and hidden in ("true", "1")
+    base = str(request.base_url).rstrip("/")
+    page = exporting.render(envs, role, fmt, lang=lang, scope=scope, include_hidden=include,
+                            base=base)  # fmt: skip
+    return PlainTextResponse(str(page))
 
 
 async def rulesets(request: Request) -> Response:
@@ -206,8 +223,10 @@ async def rulesets(request: Request) -> Response:
                 "name": rules.name,
                 "version": rules.version,
                 "turn": rules.turn,  # how a turn is declared: single | two_declared (TC-7)
+                "name_fr": NARRATORS[rid].name_fr if rid in NARRATORS else rules.name,
                 "settings": {
-                    k: s.describe() for k, s in {**rules.settings, **CORE_SETTINGS}.items()
+                    k: {**s.describe(), "description_fr": description_fr(rid, k)}
+                    for k, s in {**rules.settings, **CORE_SETTINGS}.items()
                 },
                 "actions": {
                     k: {

@@ -89,12 +89,12 @@ def export(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(json.dumps(exporting.bundle(eid, envs), ensure_ascii=False, indent=1))
         else:
-            writer = {
-                "markdown": exporting.markdown,
-                "bbcode": exporting.bbcode,
-                "text": exporting.text,
-            }[args.format]
-            print(writer(envs, "gm"))
+            # The CLI is the GM's, whose export still leaves hidden rolls out unless asked.
+            page = exporting.render(
+                envs, "gm", args.format, lang=args.lang, scope=args.scope,
+                include_hidden=args.include_hidden, base=args.base_url,
+            )  # fmt: skip
+            print(page, end="")
         return 0
 
     return asyncio.run(with_service(args.database_url, work))
@@ -281,6 +281,13 @@ def parser() -> argparse.ArgumentParser:
         default="json",
         help="json is the audit bundle `verify --file` reads (default %(default)s)",
     )
+    e.add_argument("--scope", choices=["all", "last_turn"], default="all",
+                   help="the whole log, or the last turn as a post (default %(default)s)")
+    e.add_argument("--lang", choices=["en", "fr"], default=None,
+                   help="the log's language (default: the encounter's, else English)")
+    e.add_argument("--include-hidden", action="store_true",
+                   help="keep hidden rolls and GM-only resources in a text export")
+    e.add_argument("--base-url", default="", help="where the roll links point (https://...)")
     e.set_defaults(run=export)
     v = with_db(
         sub.add_parser(

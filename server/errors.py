@@ -12,6 +12,7 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 
 from domain.errors import Refused
+from projections.reasons_fr import reason_fr
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,9 @@ class HTTPError(Exception):
 
 
 def error_body(code: str, message: str, rule: str | None = None) -> dict[str, Any]:
-    err: dict[str, Any] = {"code": code, "message": message}
+    # message_fr: what a French page shows (a known sentence translated, else a French
+    # "not possible now" with the rule), so a player never reads English there.
+    err: dict[str, Any] = {"code": code, "message": message, "message_fr": reason_fr(message, rule)}
     if rule:
         err["rule"] = rule
     return {"error": err}

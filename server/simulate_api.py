@@ -22,7 +22,8 @@ from domain.commands import decode_strict
 from domain.errors import Invalid, Refused, RuleViolation
 from domain.events import event_data
 from domain.rules import REGISTRY
-from domain.simulate import Summary, buckets, narrate, simulate
+from domain.simulate import Summary, buckets, simulate
+from projections.log import narrate
 from server.errors import HTTPError, json_response
 from server.requests import body_of, limit_creation, service
 from server.simulation import SIMULATE_RULESETS, UsageError, save_fight, simulation_report

@@ -137,7 +137,7 @@ def simulation_report(
     encounter: str | None = None,
 ) -> str:
     """The statistics and the told fight; `encounter` names where that fight is stored."""
-    from domain.simulate import narrate
+    from projections.log import narrate
 
     text = _LABELS[args.lang]
     pct = "{:5.1f}%".format

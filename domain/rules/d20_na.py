@@ -4,8 +4,8 @@ The digest is shared/rules/d20-na.md (rule ids NA-n, ambiguities NA-AMB-n); each
 **Proposed** resolution there is a setting below whose default is the proposal. The
 pieces: d20_na_sheet (sheets, NA-19, presets), d20_na_turns (NA-2..NA-5 budgets and
 slots), d20_na_tables (NA-15, NA-21..NA-35 numbers), d20_na_combat and d20_na_resolve
-(attacks, defenses, damage), d20_na_legal (what the UI may offer), d20_na_narrate (a
-fight told in English or French).
+(attacks, defenses, damage), d20_na_legal (what the UI may offer), d20_na_payloads (the
+facts a resolution stores; projections/log/d20_na.py words them in English and French).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from domain.context import Ctx
 from domain.errors import Refused, RuleViolation
 from domain.rules import d20_na_combat as cb
 from domain.rules import d20_na_legal as legal_
+from domain.rules import d20_na_payloads as pl
 from domain.rules import d20_na_resolve as resolve
 from domain.rules import d20_na_turns as turns
 from domain.rules.base import ActionSpec, LegalAction, Outcome, Rules, Setting, Sheet, TurnOver
@@ -159,7 +160,7 @@ class D20NA(Rules):
         if action == "pass":
             ctx.emit(ev.LimitUsed(combatant_id=command.actor, key=turns.PASSED, scope="round",
                                   rule="NA-AMB-3"))  # fmt: skip
-            _done(ctx, command.actor, "pass", "passes the rest of the round")
+            _done(ctx, command.actor, "pass")
             return TurnOver(command.actor)
         if action == "charge":
             _charge(ctx, command)
@@ -199,10 +200,10 @@ class _Settings(Mapping[str, Any]):
         return len(SETTINGS)
 
 
-def _done(ctx: Ctx, actor: str, action: str, what: str) -> None:
-    name = ctx.combatant(actor).name
+def _done(ctx: Ctx, actor: str, action: str, target: str = "", weapon: str = "") -> None:
+    done = pl.Done(target=target, weapon=weapon)
     ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome="done",
-                               summary=f"{name} {what}"))  # fmt: skip
+                               detail=pl.encode(done)))  # fmt: skip
 
 
 def _slot_over(ctx: Ctx, actor: str, kind: str) -> Outcome:
@@ -218,7 +219,7 @@ def _charge(ctx: Ctx, command: Act) -> None:
         raise Refused("rule_violation", "something stands in the way", "NA-AMB-9")
     turns.spend(ctx, command.actor, turns.CHARGE, 1, "charge", "NA-8")
     ctx.status(command.actor, "charging", target.id, "NA-8")
-    _done(ctx, command.actor, "charge", f"charges {target.name}")
+    _done(ctx, command.actor, "charge", target=target.id)
 
 
 def _half_action(ctx: Ctx, command: Act) -> None:
@@ -238,6 +239,5 @@ def _half_action(ctx: Ctx, command: Act) -> None:
             raise RuleViolation(f"{name!r} is not waiting to be reloaded", "NA-AMB-23")
         rest = [w for w in unloaded if w != name]
         ctx.status(actor, "unloaded", rest or None, "NA-AMB-23")
-    verbs = {"draw": "draws a weapon", "disengage": "disengages", "move": "moves",
-             "pick_up": "picks something up", "reload": "reloads"}  # fmt: skip
-    _done(ctx, actor, command.action, verbs[command.action])
+    reloaded = str(name) if command.action == "reload" else ""
+    _done(ctx, actor, command.action, weapon=reloaded)

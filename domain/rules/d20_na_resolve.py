@@ -10,12 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+from msgspec.structs import asdict
+
 from domain import dice as dicelib
 from domain import events as ev
 from domain.commands import Act, React
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules import d20_na_combat as cb
+from domain.rules import d20_na_payloads as pl
 from domain.rules import d20_na_tables as t
 from domain.rules import d20_na_turns as turns
 from domain.rules.base import Outcome, TurnOver
@@ -100,59 +104,42 @@ def attack(ctx: Ctx, command: Act) -> None:
         weapon, hand = off, "off"
     threshold = base + sum(m.delta for m in mods)
     if not ok:
-        ctx.emit(
-            ev.ActionResolved(
-                actor=me.id,
-                action=command.action,
-                outcome="miss",
-                summary=f"{me.name} misses {target.name} ({face} vs {threshold})",
-                detail={"roll": face, "threshold": threshold, "target": target.id},
-            )
-        )
+        miss = pl.AttackDetail(roll=face, threshold=threshold, target=target.id,
+                               mode=mode, action=command.action)  # fmt: skip
+        ctx.emit(ev.ActionResolved(actor=me.id, action=command.action, outcome="miss",
+                                   detail=pl.encode(miss)))  # fmt: skip
         return
     malus = cb.range_malus_of(ctx, weapon, int(opts.get("distance", 0))) if weapon else 0
-    detail: dict[str, Any] = {
-        "mode": mode,
-        "weapon": weapon["name"] if weapon else "",
-        "hand": hand,
-        "roll": face,
-        "threshold": threshold,
-        "margin": margin,
-        "aim": opts.get("aim") or "",
-        # `malus` holds only the range malus (NA-30); the aiming malus is in the check's
-        # modifiers. `range_malus` names it; `malus` stays written for older readers, and
-        # events from before `range_malus` are read through `malus` (events.py rule 2).
-        "range_malus": malus if mode in cb.RANGED else 0,
-        "malus": malus if mode in cb.RANGED else 0,
-        "sneak": bool(opts.get("sneak")),
-        "from_back": bool(opts.get("from_back")),
-        "target": target.id,
-        "action": command.action,
-    }
+    attack_ = pl.AttackDetail(
+        mode=mode,
+        weapon=weapon["name"] if weapon else "",
+        hand=hand,
+        roll=face,
+        threshold=threshold,
+        margin=margin,
+        aim=opts.get("aim") or "",
+        range_malus=malus if mode in cb.RANGED else 0,
+        malus=malus if mode in cb.RANGED else 0,
+        sneak=bool(opts.get("sneak")),
+        from_back=bool(opts.get("from_back")),
+        target=target.id,
+        action=command.action,
+    )
+    detail = pl.encode(attack_)
     refusals = cb.defense_options(ctx.game, cb.defense_settings(ctx.setting), target.id, detail)
     options = [k for k, why in refusals.items() if why is None]
-    hit = f"{me.name} hits {target.name} ({face} vs {threshold}, margin {margin})"
     if options:
-        ctx.emit(
-            ev.ActionResolved(
-                actor=me.id, action=command.action, outcome="hit", summary=hit, detail=detail
-            )
-        )
+        ctx.emit(ev.ActionResolved(actor=me.id, action=command.action, outcome="hit",
+                                   detail=detail))  # fmt: skip
         ctx.await_reaction(
             me.id, target.id, command.action, options=[*options, "none"], detail=detail
         )
         return
     why = next(r for r in refusals.values() if r is not None)
-    result = _outcome(ctx, me, target, detail, parry_value=0)
-    ctx.emit(
-        ev.ActionResolved(
-            actor=me.id,
-            action=command.action,
-            outcome="hit",
-            summary=f"{hit}; no defense possible ({why.message}): {result['summary']}",
-            detail={**detail, **result, "undefended": why.rule},
-        )
-    )
+    landed = _outcome(ctx, me, target, attack_, parry_value=0)
+    hit = msgspec.structs.replace(landed, undefended=why.rule or "")
+    ctx.emit(ev.ActionResolved(actor=me.id, action=command.action, outcome="hit",
+                               detail=pl.encode(hit)))  # fmt: skip
 
 
 def _dual_reroll_allowed(ctx: Ctx) -> bool:
@@ -160,29 +147,30 @@ def _dual_reroll_allowed(ctx: Ctx) -> bool:
 
 
 def _outcome(
-    ctx: Ctx, me: Combatant, target: Combatant, d: dict[str, Any], parry_value: int
-) -> dict[str, Any]:
+    ctx: Ctx, me: Combatant, target: Combatant, d: pl.AttackDetail, parry_value: int
+) -> pl.Hit:
     """What a hit that got through does: a maneuver's effect, or damage."""
-    if d["mode"] == "maneuver":
+    if d.mode == "maneuver":
         # NA-AMB-22: no damage; the effect is the GM's to narrate.
-        return {"damage": 0, "summary": f"{target.name} is {_MANEUVER[d.get('action', '')]}"}
+        effect = _MANEUVER.get(d.action, "caught")
+        return pl.Hit(**msgspec.structs.asdict(d), effect=effect)
     return land(ctx, me, target, d, parry_value)
 
 
-_MANEUVER = {"touch": "touched", "grapple": "grappled", "trip": "tripped", "": "caught"}
+_MANEUVER = {"touch": "touched", "grapple": "grappled", "trip": "tripped"}
 
 
 def land(
-    ctx: Ctx, me: Combatant, target: Combatant, d: dict[str, Any], parry_value: int
-) -> dict[str, Any]:
+    ctx: Ctx, me: Combatant, target: Combatant, d: pl.AttackDetail, parry_value: int
+) -> pl.Hit:
     """NA-21..NA-23 location, then NA-26/27/34/35 damage, floored (NA-AMB-20)."""
     face = 0
-    zone = str(d["aim"])
+    zone = d.aim
     if not zone:
         rolled = ctx.roll([20], expr="1d20", purpose="hit location", actor=me.id)
         face = rolled.faces[0]
-        zone = t.location(face, bool(d["from_back"]))
-    weapon = cb.weapon_named(me.sheet, d["weapon"]) if d["weapon"] else None
+        zone = t.location(face, d.from_back)
+    weapon = cb.weapon_named(me.sheet, d.weapon) if d.weapon else None
     dealt = 0  # NA-28: no weapon, no weapon damage
     if weapon is not None:
         dealt = int(weapon["dmg"])
@@ -196,30 +184,49 @@ def land(
                 modifier=dealt + expr.modifier,
             )
             dealt = rolled.total
-    mode = "melee" if d["mode"] == "melee" else d["mode"]
+    mode = d.mode
+    strength, endurance = int(me.sheet["STR"]), int(target.sheet["END"])
+    armor = t.armor_at(target.sheet["armor"], zone)
     dmg = t.damage(
         mode,
-        strength=int(me.sheet["STR"]),
+        strength=strength,
         weapon=dealt,
-        endurance=int(target.sheet["END"]),
-        armor=t.armor_at(target.sheet["armor"], zone),
+        endurance=endurance,
+        armor=armor,
         parry_value=parry_value,
-        malus=range_malus(d),
+        malus=d.range_malus,
         floor=max(0, int(ctx.setting("damage.floor"))),  # a hit never heals
     )
     rule = "NA-27" if parry_value else DAMAGE_RULE[mode]
+    before = target.resources["hp"]
     if dmg.total:
         ctx.change(target.id, "hp", -dmg.total, f"hit by {me.name} ({zone})", rule)
-    terms = " ".join(f"{'+' if v >= 0 else '−'} {n} {abs(v)}" for n, v in dmg.terms)
-    return {
-        "zone": zone,
-        "location_roll": face,
-        "weapon_damage": dealt,
-        "terms": [[n, v] for n, v in dmg.terms],
-        "damage": dmg.total,
-        "summary": f"{target.name} takes {dmg.total} on the {t.zone_en(zone)}"
-        f" ({terms[2:]} = {dmg.raw})",
-    }
+    return pl.Hit(
+        **msgspec.structs.asdict(d),
+        zone=zone,
+        location_roll=face,
+        weapon_damage=dealt,
+        terms=_terms(mode, strength, dealt, endurance, armor, parry_value, d.range_malus),
+        raw=dmg.raw,
+        damage=dmg.total,
+        hp_before=before,
+        hp=ctx.combatant(target.id).resources["hp"],
+    )
+
+
+def _terms(mode: str, strength: int, dealt: int, endurance: int, armor: int, parry: int,
+           malus: int) -> list[pl.Term]:  # fmt: skip
+    """The damage formula's terms as t.damage adds them, named for the narrator."""
+    out: list[pl.Term] = []
+    if mode in ("melee", "throw"):
+        out.append(pl.Term(name="FOR", value=strength, times=2 if mode == "melee" else 1))
+    out += [pl.Term(name="weapon", value=dealt), pl.Term(name="END", value=endurance, sign=-1),
+            pl.Term(name="armor", value=armor, sign=-1)]  # fmt: skip
+    if mode == "melee" and parry:
+        out.append(pl.Term(name="parry", value=parry, sign=-1))
+    if mode != "melee" and malus:
+        out.append(pl.Term(name="range_malus", value=malus, times=2, sign=-1))
+    return out
 
 
 # --- the defender's answer --------------------------------------------------------------
@@ -227,16 +234,18 @@ def land(
 
 def react(ctx: Ctx, command: React, pending: Pending) -> Outcome:
     """NA-13..NA-15, NA-9, NA-10, NA-32, NA-36: answer a hit, then settle its effect."""
-    d = {**pending.detail, "action": pending.action}
+    d = msgspec.structs.replace(
+        pl.decode(pending.detail, pl.AttackDetail), action=pending.action
+    )
     me = ctx.combatant(pending.attacker)
     target = ctx.combatant(pending.target)
     kind = command.reaction
-    ranged = d["mode"] in cb.RANGED
-    defended, ok, info = False, False, {}
+    ranged = d.mode in cb.RANGED
+    defended, ok, face, margin = False, False, None, None
     parry_item: dict[str, Any] | None = None
     if kind != "none":
         limits = cb.defense_settings(ctx.setting)
-        why = cb.defense_refusal(ctx.game, limits, target.id, kind, d)
+        why = cb.defense_refusal(ctx.game, limits, target.id, kind, pending.detail)
         if why is not None:
             raise why
         parry_item = _parry_item(target.sheet, command.options) if kind == "parry" else None
@@ -246,30 +255,31 @@ def react(ctx: Ctx, command: React, pending: Pending) -> Outcome:
         ctx.use(target.id, key, "round", limits["max_per_type"], "NA-AMB-4", f"their {key}s")
         face, margin, ok = _defense_roll(ctx, target, kind, ranged, parry_item)
         tie = str(ctx.setting("differential.tie"))
-        defended = ok and t.defense_wins(int(d["margin"]), margin, tie)
-        info = {"defense_roll": face, "defense_margin": margin, "defense_success": ok}
+        defended = ok and t.defense_wins(int(d.margin or 0), margin, tie)
     parry_value = 0
-    if kind == "parry" and d["mode"] == "melee" and parry_item is not None:
+    if kind == "parry" and d.mode == "melee" and parry_item is not None:
         still = ok and ctx.setting("differential.attack_prevails") == "parry_still_reduces"
         if defended or still:
             parry_value = int(parry_item["parry"])
     if defended and (kind == "dodge" or ranged):
-        outcome = "dodged" if kind == "dodge" else "stopped"
-        result: dict[str, Any] = {"damage": 0, "summary": f"{target.name} {outcome} the blow"}
-    elif defended and d["mode"] == "maneuver":
-        outcome, result = "resisted", {"damage": 0, "summary": f"{target.name} resists"}
+        outcome, landed = ("dodged" if kind == "dodge" else "stopped"), pl.Hit(**asdict(d))
+    elif defended and d.mode == "maneuver":
+        outcome, landed = "resisted", pl.Hit(**asdict(d))
     else:
         outcome = "parried" if parry_value else "hit"
-        result = _outcome(ctx, me, target, d, parry_value)
+        landed = _outcome(ctx, me, target, d, parry_value)
+    answer = pl.Defended(**asdict(landed), defense_roll=face, defense_margin=margin,
+                         defense_threshold=None if face is None or margin is None
+                         else face + margin,  # NA-15: margin = stat - roll
+                         defense_success=ok, defended=defended)  # fmt: skip
     ctx.emit(
         ev.ReactionResolved(
             pending_id=pending.id,
             actor=target.id,
             reaction=kind,
             outcome=outcome,
-            damage_taken=int(result["damage"]),
-            summary=str(result["summary"]),
-            detail={**info, **{k: v for k, v in result.items() if k != "summary"}},
+            damage_taken=landed.damage,
+            detail=pl.encode(answer),
         )
     )
     if ctx.game.actor == me.id and cb.pending_of(ctx.game, me.id) is None:

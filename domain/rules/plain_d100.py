@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from domain import events as ev
 from domain.commands import Act, React
 from domain.conditions import modifiers
@@ -38,6 +40,30 @@ _FIELDS: dict[str, tuple[int, int, int | None]] = {
     "hp": (1, 10_000, None),
     "initiative": (-100, 100, 0),
 }
+
+
+class Facts(msgspec.Struct, frozen=True, kw_only=True):
+    """plain-d100's resolution facts, the payload of `detail` (a dict on the wire): the
+    roll against its threshold, the other side (`target` of an attack, the attacker of a
+    dodge), the damage (negative: healed) and the HP before and after."""
+
+    roll: int | None = None
+    threshold: int | None = None
+    target: str = ""
+    damage: int = 0
+    hp_before: int | None = None
+    hp: int | None = None
+
+
+def encode(payload: Facts) -> dict[str, Any]:
+    """The payload as the dict stored in `detail`."""
+    out: dict[str, Any] = msgspec.to_builtins(payload)
+    return out
+
+
+def decode(detail: Mapping[str, Any]) -> Facts:
+    """The payload a stored `detail` holds (unknown keys ignored, missing ones defaulted)."""
+    return msgspec.convert(dict(detail), Facts)
 
 
 def _judge(stat: str, base: int, crit: int, mods: list[ev.Modifier] | None = None) -> Any:
@@ -144,12 +170,13 @@ class PlainD100(Rules):
             healed = ctx.change(
                 actor.id, "hp", int(ctx.setting("second_wind_heal")), "second wind", "PD-3"
             )
+            hp = ctx.combatant(actor.id).resources["hp"]
             ctx.emit(
                 ev.ActionResolved(
                     actor=actor.id,
                     action="second_wind",
                     outcome="success",
-                    summary=f"{actor.name} catches a second wind (+{healed} HP)",
+                    detail=encode(Facts(damage=-healed, hp=hp, hp_before=hp - healed)),
                 )
             )
             return None
@@ -170,26 +197,20 @@ class PlainD100(Rules):
             damage = int(actor.sheet["damage"])
             if outcome == "critical_success" and ctx.setting("critical_damage") == "double":
                 damage *= 2
+            hit = Facts(roll=roll.faces[0], threshold=skill, target=target.id, damage=damage)
             ctx.emit(
                 ev.ActionResolved(
-                    actor=actor.id,
-                    action="attack",
-                    outcome=outcome,
-                    summary=f"{actor.name} hits {target.name} ({roll.faces[0]}"
-                    f" vs {skill}) for {damage}",
-                    detail={"damage": damage},
+                    actor=actor.id, action="attack", outcome=outcome, detail=encode(hit)
                 )
             )
             ctx.await_reaction(
                 actor.id, target.id, "attack", damage=damage, options=["dodge", "none"]
             )
         else:
+            miss = Facts(roll=roll.faces[0], threshold=skill, target=target.id)
             ctx.emit(
                 ev.ActionResolved(
-                    actor=actor.id,
-                    action="attack",
-                    outcome=outcome,
-                    summary=f"{actor.name} misses {target.name} ({roll.faces[0]} vs {skill})",
+                    actor=actor.id, action="attack", outcome=outcome, detail=encode(miss)
                 )
             )
         return None  # the turn ends with `end_turn` (PD-2)
@@ -197,8 +218,8 @@ class PlainD100(Rules):
     def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
         target = ctx.combatant(pending.target)
         taken = pending.damage
-        summary = f"{target.name} takes {taken}"
         outcome = "no_defense"
+        said = Facts(target=pending.attacker)
         if command.reaction == "dodge":
             dodge = int(target.sheet["dodge"])
             roll = ctx.roll(
@@ -212,14 +233,12 @@ class PlainD100(Rules):
             )
             assert roll.check is not None
             dodge = roll.check.threshold  # PD-7
+            said = Facts(roll=roll.faces[0], threshold=dodge, target=pending.attacker)
             if roll.check.outcome in ("success", "critical_success"):
                 taken, outcome = 0, "dodged"
-                summary = f"{target.name} dodges ({roll.faces[0]} vs {dodge})"
             else:
                 outcome = "hit"
-                summary = (
-                    f"{target.name} fails to dodge ({roll.faces[0]} vs {dodge}), takes {taken}"
-                )
+        before = target.resources["hp"]
         if taken:
             ctx.change(
                 target.id, "hp", -taken, f"hit by {ctx.combatant(pending.attacker).name}", "PD-4"
@@ -231,7 +250,14 @@ class PlainD100(Rules):
                 reaction=command.reaction,
                 outcome=outcome,
                 damage_taken=taken,
-                summary=summary,
+                detail=encode(
+                    msgspec.structs.replace(
+                        said,
+                        damage=taken,
+                        hp_before=before,
+                        hp=ctx.combatant(target.id).resources["hp"],
+                    )
+                ),
             )
         )
         return None

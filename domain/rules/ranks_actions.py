@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from domain import events as ev
 from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
+from domain.rules import ranks_payloads as pl
 from domain.rules.ranks_attack import ATTACKS, pay, plan
 from domain.rules.ranks_bond import bonded, servants_of
 from domain.rules.ranks_check import check_roll, succeeded
@@ -54,18 +57,20 @@ def attack(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> Non
         action_rank=planned.rank if ranked else None,
     )
     assert rolled.check is not None
-    face, t = rolled.faces[0], rolled.check.threshold
-    detail = {**planned.detail(), "roll": face, "threshold": t}
+    facts = msgspec.structs.replace(
+        planned.detail(), roll=rolled.faces[0], threshold=rolled.check.threshold,
+        target=target.id,
+    )  # fmt: skip
+    detail = pl.encode(facts)
     if not succeeded(rolled):
         fail_rule = ATTACKS[command.action][3]
-        lost = f", {planned.cost} mana lost" if planned.cost else ""
+        failed = msgspec.structs.replace(facts, rule=fail_rule)
         ctx.emit(
             ev.ActionResolved(
                 actor=me.id,
                 action=command.action,
                 outcome=rolled.check.outcome,
-                summary=f"{me.name}'s {command.action} {planned.rank} fails ({face} vs {t}){lost}",
-                detail={**detail, "rule": fail_rule},
+                detail=pl.encode(failed),
             )
         )
         return
@@ -74,8 +79,6 @@ def attack(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> Non
             actor=me.id,
             action=command.action,
             outcome=rolled.check.outcome,
-            summary=f"{me.name}'s {command.action} {planned.rank} hits {target.name} "
-            f"({face} vs {t}) for {planned.total}",
             detail=detail,
         )
     )
@@ -120,9 +123,14 @@ def luck(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
             actor=me.id,
             action="luck",
             outcome=rolled.check.outcome,
-            summary=f"{me.name}'s Luck die ({rolled.faces[0]} vs {rolled.check.threshold}): "
-            f"{delta:+d} to the next action, {left} uses left",
-            detail={"delta": delta, "uses_left": left, "rule": "RK-50"},
+            detail=pl.encode(
+                pl.Luck(
+                    delta=delta,
+                    uses_left=left,
+                    roll=rolled.faces[0],
+                    threshold=rolled.check.threshold,
+                )
+            ),
         )
     )
 
@@ -148,27 +156,27 @@ def flee(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
     ok = succeeded(rolled)
     outcome = rolled.check.outcome
     if not ok or not blockers:
-        summary = f"{me.name} flees" if ok else f"{me.name} fails to flee"
+        tried = pl.Flight(fleer=me.id, roll=rolled.faces[0], threshold=rolled.check.threshold)
         ctx.emit(
             ev.ActionResolved(
                 actor=me.id,
                 action="flee",
                 outcome=outcome,
-                summary=summary,
-                detail={"rule": "RK-68"},
+                detail=pl.encode(tried),
             )
         )
         if ok:
-            ctx.defeat(me.id, "fled (RK-68)", "RK-68")
+            ctx.defeat(me.id, "fled", "RK-68")
         return
     blocker = max(blockers, key=lambda c: agility_key(c, cfg))
+    tried = pl.Flight(fleer=me.id, blocker=blocker.id, roll=rolled.faces[0],
+                      threshold=rolled.check.threshold)  # fmt: skip
     ctx.emit(
         ev.ActionResolved(
             actor=me.id,
             action="flee",
             outcome=outcome,
-            summary=f"{me.name} tries to flee; {blocker.name} may block",
-            detail={"rule": "RK-68"},
+            detail=pl.encode(tried),
         )
     )
     ctx.await_reaction(
@@ -176,7 +184,7 @@ def flee(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
         blocker.id,
         "flee",
         options=["block_flight", "none"],
-        detail={"rule": "RK-68", "type": "flight"},
+        detail=pl.encode(pl.Flight(type="flight", fleer=me.id, blocker=blocker.id)),
     )
 
 
@@ -207,7 +215,6 @@ def transfer_mana(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act)
             actor=me.id,
             action="transfer_mana",
             outcome="success",
-            summary=f"{me.name} gives {amount} mana to {target.name}",
-            detail={"amount": amount, "rule": "RK-30"},
+            detail=pl.encode(pl.Transfer(amount=amount, target=target.id)),
         )
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from domain.context import Ctx
 from domain.errors import Refused
+from domain.rules.ranks_payloads import AttackDetail
 from domain.rules.ranks_tables import Rank, order_key, parse_rank, value
 from domain.state import Combatant
 
@@ -41,17 +42,11 @@ class Attack:
     def total(self) -> int:
         return sum(self.hits) + self.bonus
 
-    def detail(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "stat": self.stat,
-            "rank": str(self.rank),
-            "hits": list(self.hits),
-            "bonus": self.bonus,
-            "cost": self.cost,
-            "name": self.name,
-            "rules": list(self.rules),
-        }
+    def detail(self) -> AttackDetail:
+        """The attack's facts, as events carry them."""
+        return AttackDetail(type=self.type, stat=self.stat, rank=str(self.rank),
+                            hits=list(self.hits), bonus=self.bonus, cost=self.cost,
+                            name=self.name, rules=list(self.rules))  # fmt: skip
 
 
 def _capped(me: Combatant, stat: str, wanted: Any, cap_rule: str) -> Rank:

@@ -145,7 +145,7 @@ class RanksD100(Rules):
             if left is not None and c.out is None:
                 if int(left) <= 1:
                     ctx.status(c.id, "survival", None, "RK-46")
-                    ctx.defeat(c.id, "returned to the Throne of Heroes (RK-46)", "RK-46")
+                    ctx.defeat(c.id, "returned", "RK-46")
                 else:
                     ctx.status(c.id, "survival", int(left) - 1, "RK-46")
 
@@ -180,9 +180,9 @@ class RanksD100(Rules):
             if c.out is not None:
                 continue
             if c.resources.get("hp", 1) <= 0:
-                ctx.defeat(c.id, "dead (RK-25)", "RK-25")
+                ctx.defeat(c.id, "dead", "RK-25")
             elif c.resources.get("mana", 1) <= 0:
-                ctx.defeat(c.id, "left the RP at 0 mana (RK-26)", "RK-26")
+                ctx.defeat(c.id, "out_of_mana", "RK-26")
         for c in list(ctx.game.combatants.values()):
             master = master_of(ctx.game, c)
             if (

@@ -7,10 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from msgspec.structs import replace
+
 from domain import events as ev
 from domain.commands import React
 from domain.context import Ctx
 from domain.errors import Forbidden, Refused, RuleViolation
+from domain.rules import ranks_payloads as pl
 from domain.rules.ranks_attack import ATTACKS, Attack, pay, plan, reduced, short_of_mana
 from domain.rules.ranks_bond import servants_of
 from domain.rules.ranks_check import check_roll, succeeded
@@ -28,22 +31,20 @@ def _reduction(
     table: str,
     pending: Pending,
     options: Mapping[str, Any],
-) -> tuple[int, str, dict[str, Any]]:
+) -> tuple[int, str, pl.Defense]:
     """One roll for all the hits (RK-65, RK-AMB-13); on success each hit is reduced by the
     defender's table value at its stat rank (RK-36, RK-41, RK-AMB-11)."""
     rolled = check_roll(ctx, who.id, stat, cfg, purpose=f"{stat} reduction", options=options)
     assert rolled.check is not None
-    hits, bonus = (
-        list(pending.detail.get("hits", [pending.damage])),
-        int(pending.detail.get("bonus", 0)),
-    )
-    info: dict[str, Any] = {"roll": rolled.faces[0], "threshold": rolled.check.threshold}
+    incoming = pl.decode(pending.detail, pl.AttackDetail)
+    hits, bonus = (incoming.hits or [pending.damage]), incoming.bonus
+    info = pl.Defense(roll=rolled.faces[0], threshold=rolled.check.threshold, stat=stat)
     if not succeeded(rolled):
-        return pending.damage, "hit", {**info, "rule": "RK-38"}
+        return pending.damage, "hit", replace(info, rule="RK-38")
     rank = parse_rank(who.sheet[stat])
     cut = value(table, rank, cfg["tables"], cfg["half_rank.value_tables"])
     taken = reduced(hits, bonus, cut, cfg)
-    return taken, "reduced", {**info, "reduction": cut, "rule": "RK-59"}
+    return taken, "reduced", replace(info, reduction=cut, rule="RK-59")
 
 
 def counter_refusal(
@@ -61,15 +62,15 @@ def counter_refusal(
         counter = plan(me, str(action), options.get("rank"), options, cfg)
     except Refused as why:
         return None, why
-    incoming = pending.detail
-    if counter.type != incoming.get("type"):
+    incoming = pl.decode(pending.detail, pl.AttackDetail)
+    if counter.type != incoming.type:
         return counter, Refused(
             "rule_violation",
-            f"a {incoming.get('type')} attack can only be "
-            f"countered by a {incoming.get('type')} attack, not {counter.type}",
+            f"a {incoming.type} attack can only be "
+            f"countered by a {incoming.type} attack, not {counter.type}",
             "RK-61",
         )
-    n = len(incoming.get("hits", [0]))
+    n = len(incoming.hits or [0])
     if n > 1 and len(counter.hits) < n:
         return counter, Refused(
             "rule_violation",
@@ -89,7 +90,7 @@ def counter_refusal(
 
 def _counter(
     ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, pending: Pending, options: Mapping[str, Any]
-) -> tuple[int, str, dict[str, Any]]:
+) -> tuple[int, str, pl.Defense]:
     """RK-61 same type, RK-62 at least the same rank, RK-66 chains only by longer chains;
     the counter rolls and pays as an attack and deals no damage (RK-63, RK-AMB-12)."""
     action = options.get("action")
@@ -109,14 +110,15 @@ def _counter(
         action_rank=counter.rank if ranked else None,
     )
     assert rolled.check is not None
-    info = {
-        "roll": rolled.faces[0],
-        "threshold": rolled.check.threshold,
-        "counter": counter.detail(),
-    }
+    info = pl.Defense(
+        roll=rolled.faces[0],
+        threshold=rolled.check.threshold,
+        counter=replace(counter.detail(), roll=rolled.faces[0],
+                        threshold=rolled.check.threshold),
+    )  # fmt: skip
     if succeeded(rolled):
-        return 0, "countered", {**info, "rule": "RK-63"}
-    return pending.damage, "hit", {**info, "rule": "RK-AMB-12"}
+        return 0, "countered", replace(info, rule="RK-63")
+    return pending.damage, "hit", replace(info, rule="RK-AMB-12")
 
 
 def _intercept(
@@ -125,7 +127,7 @@ def _intercept(
     master: Combatant,
     pending: Pending,
     options: Mapping[str, Any],
-) -> tuple[Combatant, int, str, dict[str, Any]]:
+) -> tuple[Combatant, int, str, pl.Defense]:
     """RK-39: the Servant takes the hit, and may only reduce it with Endurance."""
     servants = [s for s in servants_of(ctx.game, master) if s.out is None]
     if not servants:
@@ -139,7 +141,7 @@ def _intercept(
             "rule_violation", "an intercepting Servant may only reduce with Endurance", "RK-39"
         )
     if reduce == "none":
-        return servant, pending.damage, "intercepted", {"rule": "RK-39"}
+        return servant, pending.damage, "intercepted", pl.Defense(rule="RK-39")
     table = f"reduction.{cfg['intercept.reduction_table']}"
     taken, outcome, info = _reduction(ctx, cfg, servant, "END", table, pending, options)
     return servant, taken, f"intercepted_{outcome}", info
@@ -151,7 +153,7 @@ def _flight(
     """RK-68: a higher-Agility opponent's Agility die stops the flight on a success; the
     block is free (RK-AMB-14), so the blocker may still attack this Tour (RK-69)."""
     fleer = ctx.combatant(pending.attacker)
-    info: dict[str, Any] = {"rule": "RK-68"}
+    info = pl.Flight(type="flight", fleer=fleer.id, blocker=blocker.id)
     blocked = False
     if command.reaction == "block_flight":
         rolled = check_roll(
@@ -163,7 +165,8 @@ def _flight(
             options=command.options,
         )
         blocked = succeeded(rolled)
-        info["roll"] = rolled.faces[0]
+        assert rolled.check is not None
+        info = replace(info, roll=rolled.faces[0], threshold=rolled.check.threshold)
     elif command.reaction != "none":
         raise RuleViolation("a flight is answered with block_flight or none", "RK-68")
     ctx.emit(
@@ -173,12 +176,11 @@ def _flight(
             reaction=command.reaction,
             outcome="blocked" if blocked else "not_blocked",
             damage_taken=0,
-            summary=f"{blocker.name} {'stops' if blocked else 'does not stop'} {fleer.name}",
-            detail=info,
+            detail=pl.encode(info),
         )
     )
     if not blocked:
-        ctx.defeat(fleer.id, "fled (RK-68)", "RK-68")
+        ctx.defeat(fleer.id, "fled", "RK-68")
 
 
 def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) -> None:
@@ -189,7 +191,7 @@ def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) ->
         return
     victim, reaction, options = me, command.reaction, command.options
     if reaction == "none":
-        taken, outcome, info = pending.damage, "no_defense", {"rule": "RK-59"}
+        taken, outcome, info = pending.damage, "no_defense", pl.Defense(rule="RK-59")
     elif reaction in REDUCE:
         table = f"reduction.{me.sheet['kind']}"  # the defender's kind (RK-AMB-23)
         taken, outcome, info = _reduction(ctx, cfg, me, REDUCE[reaction], table, pending, options)
@@ -200,8 +202,11 @@ def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) ->
     else:
         raise RuleViolation(f"{reaction} does not answer an attack", "RK-59")
     attacker = ctx.combatant(pending.attacker)
+    before = victim.resources["hp"]
     if taken:
-        ctx.change(victim.id, "hp", -taken, f"hit by {attacker.name}", str(info["rule"]))
+        ctx.change(victim.id, "hp", -taken, f"hit by {attacker.name}", info.rule)
+    info = replace(info, attacker=attacker.id, incoming=pending.damage, hp_before=before,
+                   hp=ctx.combatant(victim.id).resources["hp"])  # fmt: skip
     ctx.emit(
         ev.ReactionResolved(
             pending_id=pending.id,
@@ -209,7 +214,6 @@ def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) ->
             reaction=reaction,
             outcome=outcome,
             damage_taken=taken,
-            summary=f"{victim.name} {outcome.replace('_', ' ')}: takes {taken}",
-            detail=info,
+            detail=pl.encode(info),
         )
     )

@@ -17,6 +17,7 @@ from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules import tcs_combat as cb
+from domain.rules import tcs_payloads as pl
 from domain.rules.base import Outcome, TurnOver
 from domain.rules.tcs_rules import check, cost, fleeing_foes, spell_left
 from domain.rules.tcs_tables import (
@@ -49,11 +50,9 @@ def _plan(command: Act) -> list[Step]:
     return steps
 
 
-def _done(ctx: Ctx, actor: str, action: str, outcome: str, summary: str,
-          detail: dict[str, Any] | None = None) -> None:  # fmt: skip
-    name = ctx.combatant(actor).name
+def _done(ctx: Ctx, actor: str, action: str, outcome: str, deed: pl.Deed | None = None) -> None:
     ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome=outcome,
-                               summary=f"{name} {summary}", detail=detail or {}))  # fmt: skip
+                               detail=pl.encode(deed or pl.Deed())))  # fmt: skip
 
 
 def _cancel_prep(ctx: Ctx, actor: str, why: str) -> None:
@@ -61,8 +60,8 @@ def _cancel_prep(ctx: Ctx, actor: str, why: str) -> None:
     prep = ctx.combatant(actor).status.get("preparing")
     if prep is not None:
         ctx.status(actor, "preparing", None, "TC-9")
-        _done(ctx, actor, "cast", "cancelled", f"loses the {prep['spell']} in preparation "
-              f"({why})", {"rule": "TC-9"})  # fmt: skip
+        _done(ctx, actor, "cast", "cancelled", pl.Deed(rule="TC-9", spell=prep["spell"],
+                                                      reason=why))  # fmt: skip
 
 
 def play(ctx: Ctx, command: Act) -> Outcome:
@@ -85,17 +84,17 @@ def play(ctx: Ctx, command: Act) -> Outcome:
     if prep is not None:
         same = steps[0][0] == "cast" and steps[0][2].get("spell") == prep["spell"]
         if not same:
-            _cancel_prep(ctx, actor, "another action came first")
+            _cancel_prep(ctx, actor, "another_action")
         elif int(prep["round"]) < game.round - 1:
-            _cancel_prep(ctx, actor, "a round went by")
+            _cancel_prep(ctx, actor, "round_passed")
     used = 0
     for i, (action, target, options) in enumerate(steps):
         if i:
             try:
                 check(ctx.game, cfg, actor, action, target, options, used)
             except Refused as gone:  # TC-AMB-35
-                _done(ctx, actor, action, "void", f"cannot {action} any more: {gone.message}",
-                      {"rule": "TC-AMB-35"})  # fmt: skip
+                _done(ctx, actor, action, "void", pl.Deed(rule="TC-AMB-35",
+                                                          reason=gone.code))  # fmt: skip
                 break
         spent = cost(ctx.game, cfg, actor, action, options, PER_TURN - used)
         for _ in range(spent):
@@ -106,10 +105,10 @@ def play(ctx: Ctx, command: Act) -> Outcome:
         if ctx.combatant(actor).out is not None:
             break
         if outcome == "critical_failure":  # TC-13, TC-AMB-5
-            _cancel_prep(ctx, actor, "critical failure")
+            _cancel_prep(ctx, actor, "critical_failure")
             if i + 1 < len(steps):
-                lost = "loses the rest of the round to a critical failure"
-                _done(ctx, actor, steps[i + 1][0], "cancelled", lost, {"rule": "TC-13"})
+                lost = pl.Deed(rule="TC-13", reason="critical_failure")
+                _done(ctx, actor, steps[i + 1][0], "cancelled", lost)
             break
     focus = ctx.combatant(actor).status.get("focus")
     if focus is not None and int(focus["round"]) < ctx.game.round:  # TC-AMB-3
@@ -153,15 +152,15 @@ def _cast(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
         aim = target if prep is None else prep.get("target")
         prep = {"spell": spell["name"], "left": left, "round": ctx.game.round, "target": aim}
         ctx.status(actor, "preparing", prep, "TC-9")
-        _done(ctx, actor, "cast", "preparing", f"prepares {spell['name']} ({left} action(s) "
-              "to go)", {"rule": "TC-9", "left": left})  # fmt: skip
+        _done(ctx, actor, "cast", "preparing", pl.Deed(rule="TC-9", spell=spell["name"],
+                                                      left=left, target=aim or ""))  # fmt: skip
         return "preparing"
     if prep is not None:
         target = target or prep.get("target")
         ctx.status(actor, "preparing", None, "TC-9")
     if target is not None and ctx.combatant(target).out is not None:
-        _done(ctx, actor, "cast", "void", f"loses the target of {spell['name']}",
-              {"rule": "TC-AMB-35"})  # fmt: skip
+        _done(ctx, actor, "cast", "void", pl.Deed(rule="TC-AMB-35", spell=spell["name"],
+                                                 target=target, reason="target_gone"))  # fmt: skip
         return "void"
     return cb.cast(ctx, cfg, actor, spell, target, options)
 
@@ -171,9 +170,10 @@ def _use_item(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     """TC-19: one action per item or group; a weapon named is taken in hand."""
     if "weapon" in options:
         ctx.status(actor, "weapon", options["weapon"], "TC-19")
-        _done(ctx, actor, "use_item", "done", f"takes the {options['weapon']} in hand")
+        _done(ctx, actor, "use_item", "done", pl.Deed(label=str(options["weapon"]),
+                                                      reason="in_hand"))  # fmt: skip
     else:
-        _done(ctx, actor, "use_item", "done", f"uses the {options['item']}")
+        _done(ctx, actor, "use_item", "done", pl.Deed(label=str(options["item"])))
     return "done"
 
 
@@ -187,7 +187,9 @@ def _drink(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     ctx.emit(ev.LimitUsed(combatant_id=actor, key=f"item:{potion['name']}", scope="session",
                           rule="TC-20"))  # fmt: skip
     healed = ctx.change(actor, "hp", potion["heal"], potion["name"], "TC-20")
-    _done(ctx, actor, "drink_potion", "done", f"drinks the {potion['name']} (+{healed} HP)")
+    hp = ctx.combatant(actor).resources["hp"]
+    _done(ctx, actor, "drink_potion", "done", pl.Deed(label=potion["name"], healed=healed,
+                                                      hp_before=hp - healed, hp=hp))  # fmt: skip
     return "done"
 
 
@@ -205,7 +207,7 @@ def _move(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     if ctx.combatant(actor).status.get("disengaged"):
         ctx.status(actor, "disengaged", None, "TC-27")
     metres = MOVE_M + sprint
-    _done(ctx, actor, "move", "done", f"moves {metres} m", {"metres": metres})
+    _done(ctx, actor, "move", "done", pl.Deed(metres=metres))
     return "done"
 
 
@@ -215,7 +217,7 @@ def _stand(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     if options.get("fast") is True:
         ctx.change(actor, "energy", -FAST_STAND_ENERGY, "standing up fast", "TC-25")
     ctx.status(actor, "prone", None, "TC-25")
-    _done(ctx, actor, "stand_up", "done", "stands up")
+    _done(ctx, actor, "stand_up", "done")
     return "done"
 
 
@@ -224,7 +226,7 @@ def _focus(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     """TC-26 (name lost, TC-AMB-3): +10 to the next TCS."""
     bonus = int(cfg["actions.focus.bonus"])
     ctx.status(actor, "focus", {"bonus": bonus, "round": ctx.game.round}, "TC-26")
-    _done(ctx, actor, "focus", "done", f"focuses (+{bonus} to the next TCS)")
+    _done(ctx, actor, "focus", "done", pl.Deed(bonus=bonus))
     return "done"
 
 
@@ -234,7 +236,7 @@ def _disengage(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     ctx.status(actor, "disengaged", True, "TC-27")
     # TC-AMB-3: no opportunity attack from it until the start of its next turn.
     ctx.condition(actor, cb.NO_AOO, rounds=1, until="start_of_turn", rule="TC-27")
-    _done(ctx, actor, "disengage", "done", "breaks off the fight")
+    _done(ctx, actor, "disengage", "done")
     return "done"
 
 
@@ -242,7 +244,7 @@ def _flee(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
           options: dict[str, Any], room: int) -> str:  # fmt: skip
     """TC-30: declared now, resolved at the end of the round (TC-29)."""
     ctx.status(actor, "flee_declared", True, "TC-30")
-    _done(ctx, actor, "flee", "declared", "declares flight")
+    _done(ctx, actor, "flee", "declared")
     return "declared"
 
 
@@ -266,12 +268,12 @@ def _pursue(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
         caught = cfg["pursuit.tie"] == "pursuer"
     ctx.status(actor, "away", target, "TC-34")  # rejoining the melee costs two actions
     if not caught:
-        _done(ctx, actor, "pursue", "escaped", f"loses {foe.name}", {"rule": "TC-34"})
+        _done(ctx, actor, "pursue", "escaped", pl.Deed(rule="TC-34", target=foe.id))
         ctx.defeat(target, "fled", "TC-34")
         return "escaped"
     ctx.status(target, "fleeing", None, "TC-34")
     ctx.status(target, "prone", True, "TC-34")
-    _done(ctx, actor, "pursue", "caught", f"catches {foe.name}", {"rule": "TC-34"})
+    _done(ctx, actor, "pursue", "caught", pl.Deed(rule="TC-34", target=foe.id))
     for _ in range(int(cfg["pursuit.actions_per_pursuer"])):
         if cb.weapon_of(me) is not None:
             cb.attack(ctx, cfg, actor, target, {}, basic=True, action="pursuit_attack")
@@ -282,7 +284,7 @@ def _rejoin(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
             options: dict[str, Any], room: int) -> str:  # fmt: skip
     """TC-34: two actions to get back into the melee after a pursuit."""
     ctx.status(actor, "away", None, "TC-34")
-    _done(ctx, actor, "rejoin", "done", "rejoins the melee")
+    _done(ctx, actor, "rejoin", "done")
     return "done"
 
 
@@ -294,8 +296,7 @@ def _let_flee(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     fled = [target] if target is not None else fleeing_foes(ctx.game, me)
     let = sorted({*me.status.get("let_go", []), *fled})
     ctx.status(actor, "let_go", let, "TC-35")
-    names = ", ".join(ctx.combatant(c).name for c in fled)
-    _done(ctx, actor, "let_flee", "done", f"lets {names} flee", {"rule": "TC-35", "let": fled})
+    _done(ctx, actor, "let_flee", "done", pl.Deed(rule="TC-35", let=list(fled)))
     return "done"
 
 

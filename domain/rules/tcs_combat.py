@@ -9,6 +9,7 @@ from typing import Any
 
 from domain import events as ev
 from domain.context import Ctx
+from domain.rules import tcs_payloads as pl
 from domain.rules.tcs_damage import Hit, apply_hit, hit_shield, make_hit, shield_ok
 from domain.rules.tcs_tables import Test
 from domain.state import Combatant, Game
@@ -118,10 +119,10 @@ def test_of(
     return test
 
 
-def _resolved(ctx: Ctx, actor: str, action: str, outcome: str, summary: str,
-              detail: dict[str, Any]) -> None:  # fmt: skip
-    ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome=outcome, summary=summary,
-                               detail=detail))  # fmt: skip
+def _resolved(ctx: Ctx, actor: str, action: str, outcome: str, detail: dict[str, Any]) -> None:
+    deed = pl.decode(detail)  # the facts the hit helpers gathered, checked against the Struct
+    ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome=outcome,
+                               detail=pl.encode(deed)))  # fmt: skip
 
 
 def attack(
@@ -148,7 +149,9 @@ def attack(
     ignore = int(weapon["ignore_armor"]) + int(bool(tcs and tcs["ignore_armor"]))
     y = weapon["piercing"][1] if weapon["piercing"] else None
     hit = make_hit(weapon["damage"], y, mult, ignore, outcome == "critical_success")
-    detail: dict[str, Any] = {"roll": roll.faces[0], "threshold": roll.check.threshold}
+    detail: dict[str, Any] = {"roll": roll.faces[0], "threshold": roll.check.threshold,
+                              "target": target, "label": tcs["name"] if tcs else ""}  # fmt: skip
+    before = foe.resources["hp"]
     landed = outcome in ("success", "critical_success")
     if not ranged and (landed or cfg["aoo.engage_on"] == "attempt"):
         engage(ctx, actor, target)  # TC-23: the attacker now faces the target
@@ -157,15 +160,12 @@ def attack(
             detail |= hit_shield(ctx, target, hit, f"{label} by {me.name}")
         else:
             detail |= apply_hit(ctx, cfg, target, hit, f"{label} by {me.name}")
-        summary = f"{me.name} hits {foe.name} ({roll.faces[0]} vs {test.threshold})"
+            detail |= {"hp_before": before, "hp": ctx.combatant(target).resources["hp"]}
     elif outcome == "critical_failure":
         detail |= fumble(ctx, cfg, me, make_hit(weapon["damage"], y, mult, ignore, False))
-        summary = f"{me.name} fumbles against {foe.name} ({roll.faces[0]})"
-    else:
-        if ranged:
-            detail |= friendly_fire(ctx, cfg, me, foe, roll.faces[0], test.threshold, hit)
-        summary = f"{me.name} misses {foe.name} ({roll.faces[0]} vs {test.threshold})"
-    _resolved(ctx, actor, action, outcome, summary, detail)
+    elif ranged:
+        detail |= friendly_fire(ctx, cfg, me, foe, roll.faces[0], test.threshold, hit)
+    _resolved(ctx, actor, action, outcome, detail)
     return outcome
 
 
@@ -180,17 +180,18 @@ def cast(ctx: Ctx, cfg: Mapping[str, Any], actor: str, spell: dict[str, Any],
     assert roll.check is not None
     outcome = roll.check.outcome
     detail: dict[str, Any] = {"roll": roll.faces[0], "threshold": roll.check.threshold,
-                              "spell": spell["name"]}  # fmt: skip
+                              "spell": spell["name"], "target": target or ""}  # fmt: skip
     ignore = int(spell["ignore_armor"])
     if outcome in ("success", "critical_success") and foe is not None and spell["damage"]:
         hit = make_hit(spell["damage"], None, spell["dmg_mult"], ignore,
                        outcome == "critical_success")  # fmt: skip
+        before = foe.resources["hp"]
         detail |= apply_hit(ctx, cfg, foe.id, hit, f"{spell['name']} by {me.name}")
+        detail |= {"hp_before": before, "hp": ctx.combatant(foe.id).resources["hp"]}
     elif outcome == "critical_failure" and spell["damage"]:
         detail |= fumble(ctx, cfg, me, make_hit(spell["damage"], None, spell["dmg_mult"],
                                                 ignore, False))  # fmt: skip
-    summary = f"{me.name} casts {spell['name']}: {outcome} ({roll.faces[0]} vs {test.threshold})"
-    _resolved(ctx, actor, "cast", outcome, summary, detail)
+    _resolved(ctx, actor, "cast", outcome, detail)
     return outcome
 
 

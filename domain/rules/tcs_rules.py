@@ -106,7 +106,9 @@ def _cast(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
           options: Mapping[str, Any]) -> None:  # fmt: skip
     spell = tcs_named(me, options.get("spell"), ("spell",))
     if spell is None:
-        raise RuleViolation(f"{me.name} knows no spell {options.get('spell')!r}", "TC-10")
+        wanted = options.get("spell")
+        named = f" called {wanted!r}" if wanted is not None else ""
+        raise RuleViolation(f"{me.name} knows no spell{named}", "TC-10")
     prep = me.status.get("preparing")
     if prep is not None and prep["spell"] == spell["name"] and target is None:
         target = prep.get("target")  # TC-9: the preparation keeps its target
@@ -121,7 +123,8 @@ def _use_item(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | N
     names = [w["name"] for w in me.sheet["weapons"]] + [i["name"] for i in me.sheet["items"]]
     what = options.get("weapon", options.get("item"))
     if what not in names:
-        raise RuleViolation(f"{me.name} carries no {what!r}", "TC-19")
+        named = f"no {what!r}" if what is not None else "nothing to use"
+        raise RuleViolation(f"{me.name} carries {named}", "TC-19")
 
 
 def _drink(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
@@ -129,7 +132,8 @@ def _drink(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None
     potions = [i["name"] for i in me.sheet["items"] if i["heal"] > 0]
     name = options.get("item", potions[0] if potions else None)
     if name not in potions or game.uses(me.id, f"item:{name}") > 0:
-        raise Refused("rule_violation", f"{me.name} has no potion {name!r} left", "TC-20")
+        named = f"no potion {name!r}" if name is not None else "no potion"
+        raise Refused("rule_violation", f"{me.name} has {named} left", "TC-20")
     if engaged(game, me.id) and not cfg["potion.drink_in_melee"]:
         raise Refused("rule_violation", "no drinking while engaged in melee", "TC-20")
 

@@ -1,4 +1,5 @@
-// The HTTP API (CONTRACT section 3). Errors carry the server's code and message.
+// The HTTP API (CONTRACT section 3). Errors carry the server's code and message (its
+// French wording on a French page).
 //
 // While the server or its database is out of reach (a network error, or 503
 // `unavailable` with Retry-After), reads and keyed commands are sent again after the
@@ -6,7 +7,7 @@
 // is answered, not applied twice; a banner says "reconnecting" meanwhile, as the live
 // feed does. Other writes (creations, War commands) are not repeated behind the user's
 // back: their error says to try again.
-import { t } from "./i18n.js";
+import { t, lang } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, code, message, rule) {
@@ -70,7 +71,7 @@ export async function request(method, path, { token, body, text, idempotent } = 
         let err = {};
         try { err = (await res.json()).error || {}; } catch { err = {}; }
         const code = err.code || "http";
-        let message = err.message || res.statusText;
+        let message = (lang() === "fr" && err.message_fr) || err.message || res.statusText;
         if (code === "unavailable") message = t("unavailable");
         if (code === "rate_limited") message = t("rate_limited", { s: res.headers.get("Retry-After") || "60" });
         throw new ApiError(res.status, code, message, err.rule);
@@ -90,8 +91,9 @@ export const api = {
   command: (id, token, body) =>
     request("POST", `/api/encounters/${id}/commands`, { token, body, idempotent: true }),
   roll: (id, token, n) => request("GET", `/api/encounters/${id}/rolls/${n}`, { token }),
-  exportText: (id, token, format) =>
-    request("GET", `/api/encounters/${id}/export?format=${format}`, { token, text: true }),
+  exportText: (id, token, format, { scope = "all", lang = "en", include_hidden = false } = {}) =>
+    request("GET", `/api/encounters/${id}/export?format=${format}&scope=${scope}&lang=${lang}`
+      + `&include_hidden=${include_hidden ? "true" : "false"}`, { token, text: true }),
   verify: (id, token) => request("GET", `/api/encounters/${id}/verify`, { token }),
   log: (id, token, before, limit = 50) =>
     request("GET", `/api/encounters/${id}/log?before=${before}&limit=${limit}`, { token }),

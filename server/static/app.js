@@ -318,6 +318,9 @@ async function encounterPage(id) {
   mount();
   app.live = new Live({ id, token: app.token, onBoard: applyBoard, onState: setConn, patch: true });
   app.live.start(board.version);
+  // /e/<id>?roll=N: the link an export gives each roll opens that roll's audit.
+  const linked = Number(new URLSearchParams(location.search).get("roll"));
+  if (Number.isInteger(linked) && linked > 0) openAudit(linked);
 }
 
 function setupLang() {

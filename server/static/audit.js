@@ -72,8 +72,8 @@ export function auditHtml(a) {
   return html`
     <table class="facts">
       <tr><th>${t("who")}</th><td>${a.actor_name || a.actor || "GM"}</td></tr>
-      <tr><th>${t("why")}</th><td>${a.purpose || "–"}</td></tr>
-      ${act ? html`<tr><th>${t("action")}</th><td>${act.text || `${act.actor_name}: ${localized(act)}`}
+      <tr><th>${t("why")}</th><td>${localized(a, "purpose") || "–"}</td></tr>
+      ${act ? html`<tr><th>${t("action")}</th><td>${localized(act, "text") || `${act.actor_name}: ${localized(act)}`}
         ${act.rank ? html` (${t("rank")} ${act.rank})` : ""} ${rule(act.rule)}</td></tr>` : ""}
       <tr><th>${t("die")}</th><td><code>${a.expr}</code> (${a.sizes.map((s) => `d${s}`).join(", ")})</td></tr>
       <tr><th>${t("faces")}</th><td>${a.faces.map((f) => html`<span class="die">${f}</span>`)} → <b>${a.total}</b></td></tr>

@@ -34,8 +34,8 @@ export function boardShell() {
 const name = (b, id) => (b.combatants.find((c) => c.id === id) || {}).name || id;
 
 export function renderStatus(b) {
-  const phase = b.phase ? html`<span><b>${t("phase")}</b> ${b.phase}</span>` : "";
-  const round = b.started ? html`<span><b>${t("round")}</b> <span id="round">${b.round}</span></span>`
+  const phase = b.phase_text ? html`<span><b>${t("phase")}</b> ${localized(b, "phase_text")}</span>` : "";
+  const round = b.started ? html`<span><b>${localized(b, "round_label") || t("round")}</b> <span id="round">${b.round}</span></span>`
     : html`<span>${t("not_started")}</span>`;
   const actor = b.actor ? html`<span class="actor-now">▶ ${name(b, b.actor)}</span>` : "";
   const closed = b.encounter.closed ? html`<span class="badge closed">${t("closed")}</span>` : "";
@@ -62,24 +62,19 @@ function bar(c, key) {
   const v = c.resources[key];
   const max = c.maxima[key];
   const secret = c.hidden.includes(key);
+  const label = (lang() === "fr" ? (c.labels_fr || {})[key] : (c.labels || {})[key]) || key;
   if (secret || v === null || v === undefined) {
-    return html`<div class="res hidden-res" data-res="${key}"><span class="res-name">${key}</span>
+    return html`<div class="res hidden-res" data-res="${key}"><span class="res-name">${label}</span>
       <span class="res-val">${t("hidden")}</span></div>`;
   }
   const pct = max ? Math.max(0, Math.min(100, Math.round((100 * v) / max))) : 100;
   const kind = /^(hp|pv|health)$/i.test(key) ? "hp" : /mana|mp/i.test(key) ? "mana" : "other";
   return html`<div class="res ${kind}" data-res="${key}">
-    <span class="res-name">${key}</span>
-    <span class="res-bar" role="meter" aria-label="${c.name} ${key}" aria-valuemin="0"
+    <span class="res-name">${label}</span>
+    <span class="res-bar" role="meter" aria-label="${c.name} ${label}" aria-valuemin="0"
       aria-valuemax="${max ?? v}" aria-valuenow="${v}"><span style="width:${pct}%"></span></span>
     <span class="res-val">${v}${max !== null && max !== undefined ? html`<span class="max">/${max}</span>` : ""}</span>
   </div>`;
-}
-
-function chipValue(b, v) {
-  if (Array.isArray(v)) return v.map((x) => (typeof x === "string" ? name(b, x) : JSON.stringify(x))).join(", ");
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
 }
 
 /** A condition as a chip: its name, the turn edges left, its modifier; the note on hover. */
@@ -102,11 +97,9 @@ export function renderSides(b, extra = null) {
       <h3>${side}</h3>
       <ul class="fighters">${b.combatants.filter((c) => c.side === side).map((c) => html`
         <li class="fighter ${c.id === b.actor ? "current" : ""} ${c.out ? "is-out" : ""}" data-cid="${c.id}">
-          <div class="fighter-head"><b class="fname">${c.name}</b> <code>${c.id}</code>
-            ${c.out ? html`<span class="badge out">${t("out")}: ${c.out}</span>` : ""}
-            ${Object.entries(c.status).filter(([, v]) => v !== false && v !== null && v !== 0
-              && !(Array.isArray(v) && !v.length))
-              .map(([k, v]) => html`<span class="chip">${k}${v === true ? "" : `: ${chipValue(b, v)}`}</span>`)}
+          <div class="fighter-head"><b class="fname">${c.name}</b>
+            ${c.out ? html`<span class="badge out">${t("out")}: ${localized(c, "out_text") || c.out}</span>` : ""}
+            ${(c.chips || []).map((chip) => html`<span class="chip" data-chip="${chip.key}">${localized(chip, "label")}${chip.value === null ? "" : `: ${chip.value}`}</span>`)}
           </div>
           ${(c.conditions || []).length ? html`<div class="conds">${c.conditions.map(conditionChip)}</div>` : ""}
           ${Object.keys(c.resources).map((k) => bar(c, k))}
@@ -129,19 +122,31 @@ export class LogBook {
   }
 
   lines(upto = Infinity) {
+    // An undo strikes lines already shown: the key changes so the log is redrawn.
     return [...this.byVersion.keys()].filter((v) => v <= upto).sort((a, b) => a - b)
-      .flatMap((v) => this.byVersion.get(v).map((line, i) => ({ ...line, key: `${v}:${i}` })));
+      .flatMap((v) => this.byVersion.get(v).map((line, i) => ({ ...line, key: `${v}:${i}${line.undone != null ? ":u" : ""}` })));
   }
 }
 
+const HEADINGS = ["round_started", "turn_started"];
+
 function lineHtml(line) {
+  const text = html`${localized(line, "text")}`;
+  if (HEADINGS.includes(line.kind)) {
+    // Rounds and turns group the log; they are headings, not steps (no version, no dice).
+    return `<li class="line heading ${line.kind}" data-key="${line.key}" data-version="${line.version}"><span class="text">${text}</span></li>`;
+  }
   const faces = line.faces && line.faces.length
     ? html`<span class="faces" aria-label="${t("faces")}">${line.faces.map((f) => html`<span class="die">${f}</span>`)}</span>` : "";
-  const audit = line.roll ? html`<button type="button" class="link audit-btn" data-roll="${line.roll}"
-      aria-label="${t("audit")} ${t("roll_n", { n: line.roll })}">${t("roll_n", { n: line.roll })}</button>` : "";
-  const cls = ["line", line.kind, line.outcome ? `o-${line.outcome}` : "", line.hidden ? "secret" : ""].join(" ");
+  const rolls = line.roll ? [line.roll] : (line.rolls || []);
+  const audit = rolls.map((n) => html`<button type="button" class="link audit-btn" data-roll="${n}"
+      aria-label="${t("audit")} ${t("roll_n", { n })}">${t("roll_n", { n })}</button>`).join(" ");
+  const rule = line.rule ? html`<a class="rule tag" href="/rules/${encodeURIComponent(line.rule)}" target="_blank" rel="noopener">${line.rule}</a>` : "";
+  const struck = line.undone != null;
+  const said = struck ? `<s>${text}</s> <span class="undone-why">(${html`${t("undone_step")}: ${line.undone}`})</span>` : text;
+  const cls = ["line", line.kind, line.outcome ? `o-${line.outcome}` : "", line.hidden ? "secret" : "", struck ? "struck" : ""].join(" ");
   return `<li class="${cls}" data-key="${line.key}" data-version="${line.version}">`
-    + `<span class="v">${line.version}</span> <span class="text">${html`${localized(line, "text")}`}</span> ${faces}${audit}</li>`;
+    + `<span class="v">${line.version}</span> <span class="text">${said}</span> ${rule} ${faces}${audit}</li>`;
 }
 
 /** Strike the lines of versions an undo reverted (`undone`: [first, last] spans). */

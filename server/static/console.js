@@ -2,7 +2,7 @@
 // that follow the board (links, legal actions, pending reactions, disputes) are patched.
 import { api } from "./api.js";
 import { html, patch, $, $$, setOptions, copyText } from "./dom.js";
-import { t, localized, outcome } from "./i18n.js";
+import { t, localized, outcome, lang } from "./i18n.js";
 import { openAudit, proofBadge } from "./audit.js";
 import { warSaved, save } from "./store.js";
 import {
@@ -58,7 +58,7 @@ function actionRow(app, b, cid, entry, pick = "act") {
   const label = localized(spec) || entry.action;
   const targets = entry.targets || [];
   const ranks = entry.ranks || [];
-  const why = entry.enabled ? "" : entry.reason;
+  const why = entry.enabled ? "" : localized(entry, "reason");
   return html`
     <li class="action ${entry.enabled ? "" : "disabled"}" data-cid="${cid}" data-action="${entry.action}">
       <button type="button" data-${pick}="${entry.action}" ${entry.enabled ? "" : html`disabled aria-disabled="true"`}
@@ -212,10 +212,10 @@ function reactionsHtml(app, b, p, asGm) {
     // Each reaction with its own choices (a counter's attack and rank, RK-61/62).
     return html`<span class="reaction" data-reaction="${opt}"><button type="button" data-react="${opt}" data-cid="${p.target}"
       class="${opt === "none" ? "secondary" : ""}" ${enabled ? "" : "disabled"}
-      title="${entry && !enabled ? entry.reason : (spec && spec.rule) || ""}">${label}</button>
+      title="${entry && !enabled ? localized(entry, "reason") : (spec && spec.rule) || ""}">${label}</button>
       ${entry && enabled ? choiceFields(entry) : ""}
       ${entry ? oddsHtml(entry) : ""}
-      ${entry && !enabled ? html`<span class="reason">${entry.reason}</span>` : ""}</span>`;
+      ${entry && !enabled ? html`<span class="reason">${localized(entry, "reason")}</span>` : ""}</span>`;
   });
   return html`
     <div class="react" data-pending="${p.id}" data-cid="${p.target}">
@@ -428,6 +428,7 @@ export function gmShell(app) {
         <button type="button" data-export="bbcode" data-scope="all" class="secondary">${t("copy_all_bb")}</button>
         <button type="button" data-export="markdown" data-scope="all" class="secondary">${t("copy_all_md")}</button>
       </div>
+      <label class="check"><input type="checkbox" id="export-hidden"> ${t("include_hidden")}</label>
       <textarea id="export-out" rows="5" readonly aria-label="${t("export")}" hidden></textarea>
       <span id="export-msg" class="form-msg" role="status"></span>
     </section>
@@ -552,27 +553,17 @@ export function bindGm(app) {
   bindTools(app);
 }
 
-/** The lines of the last turn (from the last turn start), as BBCode or Markdown. */
-export function lastTurn(app, format) {
-  const lines = app.log.lines().filter((l) => !l.hidden);
-  let start = -1;
-  lines.forEach((l, i) => { if (l.kind === "turn_started" || l.kind === "round_started") start = i; });
-  const part = start >= 0 ? lines.slice(start) : lines;
-  const b = app.board;
-  const title = `${b.encounter.name} — ${t("round")} ${b.round}`;
-  const text = (l) => localized(l, "text") + (l.faces && l.faces.length ? ` [${l.faces.join(", ")}]` : "");
-  if (format === "bbcode") {
-    return `[b]${title}[/b]\n[list]\n${part.map((l) => `[*]${text(l)}`).join("\n")}\n[/list]\n`;
-  }
-  return `**${title}**\n\n${part.map((l) => `- ${text(l)}`).join("\n")}\n`;
-}
-
 async function doExport(app, format, scope) {
   const out = $("#export-out");
   const msg = $("#export-msg");
   let text;
   try {
-    text = scope === "last" ? lastTurn(app, format) : await api.exportText(app.id, app.token, format);
+    // The server words every export (the last turn too), in the page's language; hidden
+    // rolls and GM-only resources only when the GM ticks the box.
+    const hidden = $("#export-hidden") && $("#export-hidden").checked;
+    text = await api.exportText(app.id, app.token, format, {
+      scope: scope === "last" ? "last_turn" : "all", lang: lang(), include_hidden: hidden,
+    });
   } catch (err) {
     say(msg, err.message, true);
     return;
@@ -674,7 +665,8 @@ function renderShare(app, b) {
 function renderAdjust(app, b) {
   setOptions($("#adj-combatant"), b.combatants.map((c) => [c.id, `${c.name} (${c.id})`]));
   const c = b.combatants.find((x) => x.id === $("#adj-combatant").value);
-  setOptions($("#adj-resource"), c ? Object.keys(c.resources).map((k) => [k, k]) : []);
+  const label = (k) => ((lang() === "fr" ? c.labels_fr : c.labels) || {})[k] || k;
+  setOptions($("#adj-resource"), c ? Object.keys(c.resources).map((k) => [k, label(k)]) : []);
 }
 
 // Roll audits of the disputed rolls, by "roll:stamp" (a reveal or a new dispute changes

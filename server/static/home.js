@@ -2,13 +2,13 @@
 // or start a War (a ranks-d100 campaign) and land on its page.
 import { api } from "./api.js";
 import { html, $, esc, copyText } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, localized } from "./i18n.js";
 import { save, known, warSave, knownWars, exportAll, importAll, encodeExport, decodeExport } from "./store.js";
 import { warApi } from "./war.js";
 
 function settingField(key, s) {
   const id = `set-${key.replace(/[^\w-]/g, "_")}`;
-  const help = html`<small class="muted">${s.description} · <code class="rule">${s.rule}</code> · ${t("default")}: <b>${typeof s.default === "object" ? JSON.stringify(s.default) : String(s.default)}</b></small>`;
+  const help = html`<small class="muted">${localized(s, "description")} · <code class="rule">${s.rule}</code> · ${t("default")}: <b>${typeof s.default === "object" ? JSON.stringify(s.default) : String(s.default)}</b></small>`;
   let input;
   if (s.choices && s.choices.length > 1) {
     input = html`<select id="${id}" data-key="${key}">${s.choices.map((c) => html`
@@ -69,7 +69,7 @@ export async function home(main) {
         <h1 id="create-title">${t("create_title")}</h1>
         <form id="create-form" class="grid-form">
           <label>${t("ruleset")} <select id="ruleset" name="ruleset">${rulesets.map((r) => html`
-            <option value="${r.id}">${r.name} (${r.id})</option>`)}</select></label>
+            <option value="${r.id}">${localized(r, "name")} (${r.id})</option>`)}</select></label>
           <label>${t("name")} <input id="enc-name" name="name" required maxlength="120" value="Skirmish"></label>
           <details class="wide" id="settings-box"><summary>${t("settings")}</summary>
             <div id="settings" class="settings"></div></details>

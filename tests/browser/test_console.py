@@ -95,6 +95,14 @@ def card(page: Any, cid: str) -> Any:
     return page.locator(f"#sides li.fighter[data-cid={cid}]")
 
 
+def rolls_of(board: dict[str, Any]) -> list[int]:
+    """The roll numbers the log shows: a free roll's own, and those a step took."""
+    out: list[int] = []
+    for line in board["log"]:
+        out += [line["roll"]] if line.get("roll") else list(line.get("rolls") or [])
+    return out
+
+
 def test_a_condition_applied_from_the_console_expires_on_the_bearers_turn(
     page: Any, fight: Fight
 ) -> None:
@@ -153,7 +161,7 @@ def test_quick_minus_five_on_a_card(page: Any, fight: Fight) -> None:
     card(page, "c1").locator("button[data-quick='-5']").click()
     expect(card(page, "c1").locator("[data-res=hp] .res-val")).to_have_text("25/30")
     changed = [ln for ln in fight.board(fight.gm)["log"] if ln["kind"] == "resource_changed"]
-    assert "GM adjusts Guard's hp by -5" in changed[-1]["text"]
+    assert "Guard's HP: 30 -> 25" in changed[-1]["text"]
     # "custom" with an empty field says so and sends nothing
     version = fight.board()["version"]
     card(page, "c1").locator("button[data-quick=custom]").click()
@@ -243,7 +251,7 @@ def test_a_dispute_shows_in_the_header_with_the_combatants_name_and_the_gm_answe
     fight.add("Ayla", "outlaws", "bandit", controller="ayla")
     fight.send({"type": "start_combat", "dice": [50, 20, 10]})
     fight.send({"type": "act", "actor": "c1", "action": "attack", "target": "c3"})
-    rolls = [ln["roll"] for ln in fight.board()["log"] if ln.get("roll")]
+    rolls = rolls_of(fight.board())
     fight.send({"type": "dispute", "roll": rolls[-1], "reason": "that was a 12"},
                token=fight.players["c3"])  # fmt: skip
     open_console(page, fight)
@@ -284,7 +292,7 @@ def test_screenshots_of_the_console_with_conditions_and_a_dispute(
                 "until": "end_of_turn", "modifier": -20, "note": "a blow to the head"})  # fmt: skip
     fight.send({"type": "apply_condition", "combatant": "c3", "name": "prone"})
     fight.send({"type": "act", "actor": "c1", "action": "attack", "target": "c3"})
-    rolls = [ln["roll"] for ln in fight.board()["log"] if ln.get("roll")]
+    rolls = rolls_of(fight.board())
     fight.send({"type": "dispute", "roll": rolls[-1], "reason": "that was a 12"},
                token=fight.players["c3"])  # fmt: skip
     open_console(page, fight)

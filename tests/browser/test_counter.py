@@ -43,8 +43,8 @@ def test_RK_61_RK_62_the_console_offers_a_counters_type_and_ranks_and_sends_them
     expect(page.locator(".react")).to_have_count(0)
     board = httpx.get(f"{base}/api/encounters/{eid}", timeout=5).json()
     assert board["pending"] == []
-    declared = [line for line in board["log"] if line["kind"] == "reaction_declared"]
-    assert declared and "J2" in declared[-1]["text"]
+    answered = [line for line in board["log"] if line["kind"] == "reaction_resolved"]
+    assert answered and "J2 counter-attacks" in answered[-1]["text"]
 
 
 def tcs_console(browser: Browser, base: str, label: str) -> tuple[str, str, Any]:
@@ -74,7 +74,7 @@ def test_TC_21_an_actions_numeric_choice_is_sent_as_a_number(
     move.locator("button[data-first=move]").click()
     page.locator("#gm-actions button[data-second='']").click()  # TC-7: nothing after it
     page.locator("#gm-actions button[data-declare]").click()
-    expect(page.locator("#log li.action_declared").last).to_contain_text("Move")
+    expect(page.locator("#log li.action_resolved").last).to_contain_text("moves")
     events = httpx.get(f"{base}/api/encounters/{eid}/events",
                        headers={"Authorization": f"Bearer {gm}"}, timeout=5).json()["events"]
     declared = [e["data"] for e in events if e["type"] == "action_declared"]

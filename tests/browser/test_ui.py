@@ -72,7 +72,7 @@ def hp(page: Any, cid: str) -> Any:
 
 
 def roll_button(page: Any, text: str) -> Any:
-    return page.locator("#log li.die_rolled", has_text=text).last.locator("button[data-roll]")
+    return page.locator("#log li", has_text=text).last.locator("button[data-roll]").first
 
 
 def test_a_gm_creates_an_encounter_from_the_home_page(browser: Browser) -> None:
@@ -157,8 +157,9 @@ def test_the_player_answers_a_pending_attack_and_the_gm_sees_the_result(
     player.locator("#mine button[data-react=dodge]").click()
     expect(gm.locator("#log li.reaction_resolved")).to_have_count(1)
     expect(gm.locator("#gm-pending")).to_contain_text("No attack is waiting")
-    attack = roll_button(gm, "attack on Milicien").get_attribute("data-roll")
-    dodge = roll_button(gm, "(dodge)").get_attribute("data-roll")
+    attack = roll_button(gm, "attacks Milicien").get_attribute("data-roll")
+    answer = gm.locator("#log li.reaction_resolved").last
+    dodge = answer.locator("button[data-roll]").first.get_attribute("data-roll")
     assert (int(attack), int(dodge)) == (enc.roll_seq("attack on"), enc.roll_seq("dodge"))
     declared = [e["data"] for e in enc.events() if e["type"] == "action_declared"]
     assert declared[-1]["options"]["aim"] == "head"
@@ -178,7 +179,7 @@ def test_the_gm_resolves_a_pending_attack_as_no_defense(
     expect(react).to_contain_text("Answer for Fangeux")
     react.locator("button[data-react=none]").click()
     expect(gm.locator("#log li.reaction_resolved")).to_have_count(2)
-    expect(gm.locator("#log li.reaction_declared").last).to_contain_text("no defense")
+    expect(gm.locator("#log li.reaction_resolved").last).to_contain_text("does not defend")
     after = int(hp(gm, "c2").inner_text().split("/")[0])
     assert after < before
 
@@ -187,7 +188,7 @@ def test_a_rolls_audit_shows_its_modifiers_with_their_rule_ids(
     browser: Browser, ui_server: UiServer
 ) -> None:
     gm = gm_console(browser, after_the_first_attack(ui_server.base))
-    roll_button(gm, "attack on Milicien").click()
+    roll_button(gm, "attacks Milicien").click()
     panel = gm.locator("#audit")
     expect(panel).to_be_visible()
     body = gm.locator("#audit-body")
@@ -251,7 +252,7 @@ def test_a_players_dispute_appears_on_the_gm_console(
 ) -> None:
     enc = after_the_first_attack(ui_server.base)
     gm, player = gm_console(browser, enc), player_page(browser, enc)
-    roll_button(player, "attack on Milicien").click()
+    roll_button(player, "attacks Milicien").click()
     player.fill("#dispute-reason", "the GM rolled behind the screen")
     player.click("#dispute-form button[type=submit]")
     expect(player.locator("#audit-msg")).to_have_text("Dispute recorded")
@@ -333,8 +334,9 @@ def test_the_last_turn_is_copied_as_bbcode_and_markdown(
     gm = gm_console(browser, after_the_first_attack(ui_server.base))
     gm.click("button[data-export=bbcode][data-scope=last]")
     out = gm.locator("#export-out")
-    last_turn = rf"^\[b\]{NAME} .*\[list\]\n\[\*\]It is \w+'s turn"
+    last_turn = rf"^\[size=150\]\[b\]{NAME}\[/b\].*\[b\]\w+'s turn\[/b\]"
     expect(out).to_have_value(re.compile(last_turn, re.S))
+    expect(out).to_have_value(re.compile(r"\[url=http://[^\]]+\?roll=\d+\]#\d+\[/url\]"))
     gm.click("button[data-export=markdown][data-scope=all]")
     expect(out).to_have_value(re.compile(r"Fangeux", re.S))
 

@@ -301,6 +301,9 @@ def test_demo_export_audit_and_verify_from_the_command_line(
     assert "[b]" in bbcode.stdout
     no_roll = one_line_error(fracas("audit", encounter, "1", env=env))
     assert no_roll == f"fracas audit: no roll 1 in encounter {encounter}: it has no roll yet"
+    french = fracas("export", encounter, "--format", "text", "--scope", "last_turn",
+                    "--lang", "fr", env=env)  # fmt: skip
+    assert french.returncode == 0 and "Où en est le combat :" in french.stdout, french.stderr
     bundle = fracas("export", encounter, "--format", "json", env=env)
     path = tmp_path / "b.json"
     path.write_text(bundle.stdout)

@@ -131,6 +131,7 @@ def test_an_over_limit_action_names_its_rule(api: Api) -> None:
         "code": "limit_reached",
         "rule": "PD-2",
         "message": r.json()["error"]["message"],
+        "message_fr": "Guard a déjà atteint sa limite (1 par tour)",
     }
 
 

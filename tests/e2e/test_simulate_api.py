@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from domain.simulate import narrate, simulate
+from domain.simulate import simulate
+from projections.log import narrate
 from tests.e2e.conftest import Api
 
 NAMES = ("Milicien", "Fangeux")

@@ -56,7 +56,7 @@ def test_simulate_prints_win_rates_rounds_damage_and_a_narrated_fight() -> None:
     assert damage and 10 < float(damage[1]) < 30
     assert "Round 1" in out and "Fangeux attacks Milicien" in out
     assert "One fight (not saved):" in out and "encounter" not in out  # nothing was stored
-    assert re.search(r"(Milicien|Fangeux) is down\.", out)
+    assert re.search(r"(Milicien|Fangeux) is out of the fight: down", out)
     assert re.search(r"(Milicien|Fangeux) wins after \d+ round", out)
     assert "\r" not in out and "[#" not in out  # no progress bar on stdout
 

@@ -550,7 +550,8 @@ def test_NA_26_unparried_damage() -> None:
     table, a, b = duel(b={"armor": {"torso": 2}})
     table.act(a, "attack", b, [5])
     resolved = of(table.react(b, "none", [15]), ev.ReactionResolved)[0]
-    assert resolved.detail["terms"] == [["2×FOR", 20], ["weapon", 5], ["END", -5], ["armor", -2]]
+    terms = [(t["name"], t["sign"] * t["times"] * t["value"]) for t in resolved.detail["terms"]]
+    assert terms == [("FOR", 20), ("weapon", 5), ("END", -5), ("armor", -2)]
     assert table.hp(b) == 82
 
 
@@ -863,7 +864,7 @@ def test_NA_AMB_8_the_off_hand_reroll_deals_the_off_hand_weapon_damage() -> None
     table, a, b = duel(a={"weapons": [SWORD, DAGGER], "off_hand": "dagger"})
     table.act(a, "attack", b, [15, 1])
     resolved = of(table.react(b, "none", [15]), ev.ReactionResolved)[0]
-    assert ["weapon", 2] in resolved.detail["terms"]
+    assert {"name": "weapon", "value": 2, "times": 1, "sign": 1} in resolved.detail["terms"]
 
 
 def test_NA_AMB_12_an_aimed_shot_lowers_TIR() -> None:

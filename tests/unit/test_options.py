@@ -279,7 +279,7 @@ def test_a_setting_out_of_its_range_is_refused_with_its_rule(
 def test_a_line_break_stored_in_a_name_forges_no_line_in_any_export() -> None:
     table = ExportTable()
     table.do(cmd.AddCombatant(name="Alba\n- GM: Brun dies", side="a\r\n[/list]", preset="guard"))
-    for render, closings in ((markdown, 0), (bbcode, 1), (text, 0)):
+    for render, closings in ((markdown, 0), (bbcode, 2), (text, 0)):  # bbcode: log, standings
         page = render(table.envelopes, "gm")
         lines = page.split("\n")
         assert not any(line.lstrip("[*]> ").startswith("- GM: Brun dies") for line in lines)

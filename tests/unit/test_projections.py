@@ -137,72 +137,77 @@ def test_a_projection_refuses_another_streams_event() -> None:
 # --- the log --------------------------------------------------------------------------
 
 
-def test_the_log_tells_a_fight_in_words_with_names() -> None:
+def test_the_log_tells_a_fight_in_words_with_names_one_line_per_step() -> None:
     table = fight([10, 90])
     table.do(c.Act(actor="c1", action="attack", target="c2"))
     table.do(c.React(actor="c2", reaction="dodge"), ALICE)
     table.do(c.EndTurn(actor="c1"))
     assert table.texts() == [
         "Encounter “Ambush at the ford” opened (Plain d100)",
-        f"Dice committed: seed main, sha256 {commitment(MAIN)[:12]}…",
-        f"Hidden dice committed: seed hidden, sha256 {commitment(HIDDEN)[:12]}…",
-        "Guard joins on side Watch",
-        "Bandit joins on side Bandits",
-        "Guard: d100+5 → 55 (initiative)",
-        "Bandit: d100 → 20 (initiative)",
+        f"Dice committed: sha256 {commitment(MAIN)[:12]}…",
+        f"Hidden dice committed: sha256 {commitment(HIDDEN)[:12]}…",
+        "Guard joins side Watch",
+        "Bandit joins side Bandits",
         "Initiative: Guard 55, Bandit 20",
         "The fight begins",
         "Round 1",
-        "It is Guard's turn",
-        "Guard attacks Bandit",
-        "Guard: d100 → 10 vs 55, success (attack on Bandit)",
-        "Guard hits Bandit (10 vs 55) for 8",
-        "Bandit must answer Guard's attack (8 damage)",
-        "Bandit answers with Dodge",
-        "Bandit: d100 → 90 vs 40, failure (dodge)",
-        "Bandit takes 8 (hp 16)",
-        "Bandit fails to dodge (90 vs 40), takes 8",
-        "Guard ends their turn",
-        "It is Bandit's turn",
+        "Guard's turn",
+        "Guard hits Bandit: 10 against 55, 8 to avoid",
+        "Bandit fails to dodge (90 against 40): 8 damage, HP 24 -> 16",
+        "Bandit's turn",
     ]
 
 
-def test_the_french_log_keeps_the_rule_systems_french_names() -> None:
+def test_the_french_log_says_the_same_facts() -> None:
     table = fight([10, 90])
     start = table.state.version
     table.do(c.Act(actor="c1", action="attack", target="c2"))
     table.do(c.React(actor="c2", reaction="dodge"), ALICE)
     lines = [line["text_fr"] for line in table.board()["log"] if line["version"] > start]
     assert lines == [
-        "Guard attaque Bandit",
-        "Guard : d100 → 10 contre 55, réussite (attaque contre Bandit)",
-        "Guard : Attaque, réussite",
-        "Bandit doit répondre à Guard (Attaque, 8 dégâts)",
-        "Bandit répond par Esquive",
-        "Bandit : d100 → 90 contre 40, échec (Esquive)",
-        "Bandit subit 8 (PV 16)",
-        "Bandit : Esquive, touché, subit 8",
+        "Guard touche Bandit : 10 pour 55, 8 à éviter",
+        "Bandit ne parvient pas à esquiver (90 pour 40) : 8 dégâts, PV 24 -> 16",
     ]
 
 
-def test_a_roll_line_carries_its_roll_number_faces_actor_and_outcome() -> None:
-    table = fight([10])
+def test_a_step_carries_the_rolls_it_absorbed_and_its_rule() -> None:
+    table = fight([10, 90])
     table.do(c.Act(actor="c1", action="attack", target="c2"))
-    line = next(x for x in table.board()["log"] if x["roll"] == 3)
+    table.do(c.React(actor="c2", reaction="dodge"), ALICE)
+    hit, answer = table.board()["log"][-2:]
+    assert (hit["kind"], hit["rolls"], hit["actor"], hit["outcome"]) == (
+        "action_resolved",
+        [3],
+        "c1",
+        "success",
+    )
+    assert (answer["rolls"], answer["rule"], answer["outcome"]) == ([4], "PD-4", "hit")
+    initiative = next(x for x in table.board()["log"] if x["kind"] == "initiative_set")
+    assert initiative["rolls"] == [1, 2]
+
+
+def test_a_free_roll_is_its_own_line_with_its_number_and_faces() -> None:
+    table = fight([4, 5])
+    table.do(c.Roll(expr="2d6+3", purpose="morale"), ALICE)
+    line = table.board()["log"][-1]
     assert line == {
-        "version": 14,
+        "version": 12,
         "kind": "die_rolled",
-        "text": "Guard: d100 → 10 vs 55, success (attack on Bandit)",
-        "text_fr": "Guard : d100 → 10 contre 55, réussite (attaque contre Bandit)",
+        "text": "alice rolls 2d6+3 for morale: 12 (4, 5)",
+        "text_fr": "alice lance 2d6+3 (morale) : 12 (4, 5)",
         "roll": 3,
-        "faces": [10],
+        "faces": [4, 5],
         "hidden": False,
-        "actor": "c1",
-        "outcome": "success",
+        "actor": None,
+        "outcome": None,
+        "rolls": [],
+        "rule": None,
+        "undone": None,
+        "resource": None,
     }
 
 
-def test_undo_disputes_and_gm_adjustments_read_as_sentences() -> None:
+def test_undo_strikes_the_undone_steps_with_its_reason() -> None:
     table = fight([10])
     table.do(c.Act(actor="c1", action="attack", target="c2"))
     table.do(c.React(actor="c2", reaction="none"))
@@ -210,18 +215,26 @@ def test_undo_disputes_and_gm_adjustments_read_as_sentences() -> None:
     table.do(c.Dispute(roll=3, reason="the die fell off the table"), ALICE)
     table.do(c.Adjust(combatant="c1", resource="hp", delta=-3, reason="trap"))
     table.do(c.Undo(reason="oops"))
-    assert table.texts(since=start) == [
-        "Roll 3 disputed by alice: the die fell off the table",
-        "GM adjusts Guard's hp by -3 (hp 27): trap",
-        f"GM undid back to version {start + 1}: oops",
+    lines = [x for x in table.board()["log"] if x["version"] > start]
+    assert [(x["text"], x["undone"]) for x in lines] == [
+        ("Roll 3 disputed by alice: the die fell off the table", None),
+        ("GM sets Guard's HP: 30 -> 27 (trap)", "oops"),
+        (f"GM undid the steps after version {start + 1}: oops", None),
     ]
     assert table.board()["combatants"][0]["resources"] == {"hp": 30}
+    post = bbcode(table.envelopes, "public")
+    assert "[s]GM sets Guard's HP: 30 -> 27 (trap)[/s] (undone: oops)" in post
+    assert "~~GM sets Guard's HP: 30 -> 27 (trap)~~ (undone: oops)" in markdown(
+        table.envelopes, "public"
+    )
 
 
-def test_a_free_roll_of_several_dice_shows_each_face() -> None:
-    table = fight([4, 5])
-    table.do(c.Roll(expr="2d6+3", purpose="morale"), ALICE)
-    assert table.texts()[-1] == "alice: 2d6+3 → 12 [4, 5] (morale)"
+def test_bookkeeping_says_nothing() -> None:
+    table = fight([10, 90])
+    table.do(c.Act(actor="c1", action="attack", target="c2"))
+    kinds = {x["kind"] for x in table.board()["log"]}
+    assert not kinds & {"status_set", "limit_used", "turn_ended", "action_declared",
+                        "reaction_awaited"}  # fmt: skip
 
 
 def test_a_fallen_combatant_is_named_and_the_other_side_wins() -> None:
@@ -235,18 +248,14 @@ def test_a_fallen_combatant_is_named_and_the_other_side_wins() -> None:
     table.do(c.Act(actor="c1", action="attack", target="c2"))
     table.do(c.React(actor="c2", reaction="none"), ALICE)
     assert table.texts(since=start) == [
-        "Guard attacks Bandit",
-        "Guard: d100 → 10 vs 55, success (attack on Bandit)",
-        "Guard hits Bandit (10 vs 55) for 8",
-        "Bandit must answer Guard's attack (8 damage)",
-        "Bandit takes it without defense",
-        "Bandit takes 8 (hp 0)",
-        "Bandit takes 8",
-        "Bandit is out of the fight (down)",
+        "Guard hits Bandit: 10 against 55, 8 to avoid",
+        "Bandit does not defend: 8 damage, HP 8 -> 0",
+        "Bandit is out of the fight: down",
     ]
     view = table.board()
     assert view["winner"] == "Watch"
-    assert view["combatants"][1]["out"] == "down"
+    bandit = view["combatants"][1]
+    assert (bandit["out"], bandit["out_text"], bandit["out_text_fr"]) == ("down", "down", "à terre")
 
 
 # --- the board ------------------------------------------------------------------------
@@ -273,8 +282,13 @@ def test_before_the_fight_the_board_lists_combatants_by_side() -> None:
             "resources": {"hp": 30},
             "maxima": {"hp": 30},
             "out": None,
+            "out_text": None,
+            "out_text_fr": None,
             "status": {},
             "conditions": [],
+            "chips": [],
+            "labels": {"hp": "HP"},
+            "labels_fr": {"hp": "PV"},
             "hidden": [],
         },
         {
@@ -285,14 +299,20 @@ def test_before_the_fight_the_board_lists_combatants_by_side() -> None:
             "resources": {"hp": 24},
             "maxima": {"hp": 24},
             "out": None,
+            "out_text": None,
+            "out_text_fr": None,
             "status": {},
             "conditions": [],
+            "chips": [],
+            "labels": {"hp": "HP"},
+            "labels_fr": {"hp": "PV"},
             "hidden": [],
         },
     ]
     assert view["order"] == []
     assert view["legal"] == {}
     assert view["winner"] is None
+    assert (view["phase_text"], view["phase_text_fr"]) == ("", "")
     assert view["dice"] == {
         "commitments": {"main": commitment(MAIN), "hidden": commitment(HIDDEN)},
         "revealed": [],
@@ -319,10 +339,12 @@ def test_once_combat_starts_the_board_shows_whose_turn_and_what_they_may_do() ->
                 "stat": "skill",
                 "threshold": 55,
                 "die": "d100",
+                "reason_fr": "",
             },
-            {"action": "second_wind", "enabled": True, "reason": "", "rule": "PD-3", "targets": []},
+            {"action": "second_wind", "enabled": True, "reason": "", "rule": "PD-3",
+             "targets": [], "reason_fr": ""},
         ]
-    }
+    }  # fmt: skip
     assert view["pending"] == []
     assert view["dice"]["rolls"] == 2
 
@@ -343,12 +365,13 @@ def test_a_hit_leaves_a_pending_attack_the_target_must_answer() -> None:
             "damage": 8,
             "options": ["dodge", "none"],
             "text": "Bandit must answer Guard's attack (8 damage)",
-            "text_fr": "Bandit doit répondre à Guard (Attaque, 8 dégâts)",
+            "text_fr": "Bandit doit répondre à Guard (attaque, 8 points)",
         }
     ]
     assert sorted(view["legal"]) == ["c1", "c2"]
     attack = view["legal"]["c1"][0]
     assert (attack["enabled"], attack["reason"]) == (False, "not your turn")
+    assert attack["reason_fr"] == "ce n'est pas votre tour"
 
 
 def test_after_the_answer_and_the_end_of_turn_the_board_moves_on() -> None:
@@ -378,9 +401,9 @@ def test_the_public_board_hides_gm_only_resources() -> None:
     )
     gm = table.board("gm")["combatants"][1]
     assert (gm["resources"], gm["hidden"]) == ({"hp": 16}, [])
-    assert "Bandit takes 8 (hp 16)" in table.texts("gm")
-    assert "Bandit takes 8 (hp 16)" not in table.texts("public")
-    assert "Bandit takes 8" in table.texts("public")
+    assert "Bandit's HP: 24 -> 16" in table.texts("gm")  # the GM's own line, no damage
+    assert "Bandit does not defend: 8 damage" in table.texts("public")
+    assert not any("-> 16" in line for line in table.texts("public"))
 
 
 def test_a_hidden_roll_is_on_the_gm_board_only() -> None:
@@ -392,24 +415,32 @@ def test_a_hidden_roll_is_on_the_gm_board_only() -> None:
         {
             "version": 12,
             "kind": "die_rolled",
-            "text": "GM: 1d20 → 17 (ambush, hidden)",
-            "text_fr": "GM : 1d20 → 17 (ambush, caché)",
+            "text": "GM rolls 1d20 for ambush: 17 [hidden]",
+            "text_fr": "Le MJ lance 1d20 (ambush) : 17 [caché]",
             "roll": 3,
             "faces": [17],
             "hidden": True,
             "actor": None,
             "outcome": None,
+            "rolls": [],
+            "rule": None,
+            "undone": None,
+            "resource": None,
         },
         {
             "version": 13,
             "kind": "roll_disputed",
             "text": "Roll 3 disputed by GM: too convenient",
-            "text_fr": "Jet 3 contesté par GM : too convenient",
+            "text_fr": "Jet 3 contesté par le MJ : too convenient",
             "roll": None,
             "faces": [],
             "hidden": True,
             "actor": None,
             "outcome": None,
+            "rolls": [],
+            "rule": None,
+            "undone": None,
+            "resource": None,
         },
     ]
     assert [line["version"] for line in public["log"]][-1] == 11
@@ -505,6 +536,7 @@ def test_the_audit_of_an_attack_roll_gives_its_whole_provenance() -> None:
         "actor": "c1",
         "actor_name": "Guard",
         "purpose": "attack on Bandit",
+        "purpose_fr": "attaque contre Bandit",
         "expr": "d100",
         "sizes": [100],
         "faces": [23],
@@ -532,7 +564,8 @@ def test_the_audit_of_an_attack_roll_gives_its_whole_provenance() -> None:
             "target_name": "Bandit",
             "rank": None,
             "rule": "PD-2",
-            "text": "Guard attacks Bandit",
+            "text": "Guard declares attack against Bandit",
+            "text_fr": "Guard déclare : attaque contre Bandit",
         },
         "seed_id": "main",
         "roll_number": 3,
@@ -668,45 +701,70 @@ def test_the_audit_bundle_holds_every_event_in_version_order() -> None:
     }
 
 
-def test_bbcode_pastes_a_header_the_log_and_the_standings() -> None:
+def test_bbcode_pastes_a_title_rounds_and_turns_the_rolls_as_links_and_the_standings() -> None:
     post = bbcode(played().envelopes, "public")
-    assert post.startswith("[b]Ambush at the ford[/b] — Plain d100, round 1\n[list]\n")
-    assert "[*][b]Round 1[/b]\n" in post
-    assert "[*][color=green]Guard hits Bandit (10 vs 55) for 8[/color]\n" in post
-    assert "[*][color=red]Bandit: d100 → 90 vs 40, failure (dodge)[/color]\n" in post
+    assert post.startswith(
+        "[size=150][b]Ambush at the ford[/b][/size]\n[i]Plain d100, round 1[/i]\n"
+    )
+    assert "[size=120][b]Round 1[/b][/size]\n[b]Guard's turn[/b]\n[list]\n" in post
+    link = f"/e/{ENCOUNTER}?roll=3"
+    assert (
+        "[*][color=green]Guard hits Bandit: 10 against 55, 8 to avoid"
+        f" [url={link}]#3[/url][/color]\n" in post
+    )
+    assert (
+        "[*][color=red]Bandit fails to dodge (90 against 40): 8 damage, HP 24 -> 16 [i]PD-4[/i]"
+        in post
+    )
     assert "reinforcements" not in post
     assert post.endswith(
-        "[/list]\n[quote]\nGuard (Watch): hp 30/30\nBandit (Bandits): hp 16/24\n[/quote]\n"
+        "[b]Where the fight stands[/b]\n[list]\n[*]Guard (side Watch): HP 30/30\n"
+        "[*]Bandit (side Bandits): HP 16/24\n[/list]\n"
     )
 
 
-def test_the_gm_export_keeps_hidden_rolls() -> None:
-    assert "reinforcements" in bbcode(played().envelopes, "gm")
-    assert "GM: 1d6 → 6 (reinforcements, hidden)" in text(played().envelopes, "gm")
+def test_hidden_rolls_stay_out_of_the_gm_export_unless_the_gm_asks() -> None:
+    assert "reinforcements" not in bbcode(played().envelopes, "gm")
+    assert "reinforcements" in bbcode(played().envelopes, "gm", include_hidden=True)
+    assert "GM rolls 1d6 for reinforcements: 6 [hidden]" in text(
+        played().envelopes, "gm", include_hidden=True
+    )
+    assert "reinforcements" not in text(played().envelopes, "public", include_hidden=True)
 
 
-def test_markdown_makes_rounds_headings_and_lines_bullets() -> None:
+def test_markdown_makes_rounds_and_turns_headings_and_lines_bullets() -> None:
     page = markdown(played().envelopes, "public")
     assert page.startswith("# Ambush at the ford\n\n*Plain d100, round 1*\n\n")
-    assert "\n## Round 1\n\n- It is Guard's turn\n- Guard attacks Bandit\n" in page
-    assert "> Bandit (Bandits): hp 16/24  \n" in page
+    assert ("\n## Round 1\n\n### Guard's turn\n\n- Guard hits Bandit: 10 against 55, 8 to avoid"
+            f" [#3](/e/{ENCOUNTER}?roll=3)\n") in page  # fmt: skip
+    assert "\n- Bandit (side Bandits): HP 16/24\n" in page
 
 
-def test_text_numbers_each_line_with_its_version() -> None:
+def test_text_is_for_a_chat_with_the_roll_numbers() -> None:
     lines = text(played().envelopes, "public").splitlines()
     assert lines[0] == "Ambush at the ford — Plain d100, round 1"
-    assert "   12  Guard attacks Bandit" in lines
+    assert "  Guard hits Bandit: 10 against 55, 8 to avoid (roll #3)" in lines
+    assert "-- Guard's turn --" in lines and "== Round 1 ==" in lines
+
+
+def test_every_export_speaks_french_when_asked() -> None:
+    post = bbcode(played().envelopes, "public", lang="fr")
+    assert "[b]Tour de Guard[/b]" in post
+    assert "Bandit ne parvient pas à esquiver (90 pour 40) : 8 dégâts, PV 24 -> 16" in post
+    assert "[*]Bandit (camp Bandits) : PV 16/24" in post
+    assert "Où en est le combat" in text(played().envelopes, "public", lang="fr")
 
 
 def test_the_last_turn_is_the_one_just_played() -> None:
     post = last_turn(played().envelopes, "public", "bbcode")
-    assert post.splitlines()[1:5] == [
+    assert post.splitlines()[3:7] == [
+        "[size=120][b]Round 1[/b][/size]",
+        "[b]Guard's turn[/b]",
         "[list]",
-        "[*]It is Guard's turn",
-        "[*]Guard attacks Bandit",
-        "[*][color=green]Guard: d100 → 10 vs 55, success (attack on Bandit)[/color]",
+        "[*][color=green]Guard hits Bandit: 10 against 55, 8 to avoid"
+        f" [url=/e/{ENCOUNTER}?roll=3]#3[/url][/color]",
     ]
-    assert "[*]It is Bandit's turn\n[/list]" in post
+    assert "[b]Bandit's turn[/b]\n" in post
     assert "Initiative" not in post
 
 
@@ -758,5 +816,5 @@ def test_a_projection_that_keeps_a_tail_words_only_the_tail_and_folds_the_rest()
     tail = Projection(keep=10)
     tail.extend(table.envelopes)
     assert tail.state == full.state
-    assert tail.lines == full.lines[-10:]
+    assert tail.lines == [x for x in full.lines if x.version > len(table.envelopes) - 10]
     assert [line.text for line in tail.lines][-1] == full.lines[-1].text

@@ -487,7 +487,7 @@ def test_RK_46_a_servant_outlives_its_master_by_its_mana_tours() -> None:
     next_round(t)  # end of Tour 1: one left
     assert t.c(s).out is None and t.c(s).status["survival"] == 1
     next_round(t)  # end of Tour 2
-    assert "RK-46" in (t.c(s).out or "")
+    assert t.c(s).out == "returned" and t.c(s).out_rule == "RK-46"
 
 
 def test_RK_AMB_21_a_mana_e_servant_plays_the_rest_of_the_tour_of_the_death() -> None:
@@ -495,7 +495,7 @@ def test_RK_AMB_21_a_mana_e_servant_plays_the_rest_of_the_tour_of_the_death() ->
     assert t.c(s).out is None  # it still plays the rest of Tour 1
     next_round(t)
     assert t.state.game.round == 2
-    assert "RK-46" in (t.c(s).out or "")
+    assert t.c(s).out == "returned" and t.c(s).out_rule == "RK-46"
 
 
 def test_RK_AMB_21_the_earlier_reading_leaves_the_tour_of_the_death_out() -> None:

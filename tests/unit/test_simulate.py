@@ -11,8 +11,9 @@ from domain.chain import GENESIS, link
 from domain.dice import FixedRoller
 from domain.events import event_data
 from domain.evolve import replay
-from domain.simulate import fight, narrate, simulate, wilson
+from domain.simulate import fight, simulate, wilson
 from domain.verify import verify
+from projections.log import narrate
 
 SWORD = {"name": "sword", "dmg": 5, "parry": 6}
 
@@ -111,13 +112,15 @@ def test_NA_38_a_fight_is_narrated_in_english_and_french() -> None:
     english = narrate(result.events)
     assert english.splitlines()[:3] == [
         "Round 1",
-        "Milicien attacks Fangeux: 5 against 12, a hit (margin 7).",
-        "Fangeux tries to parry (20) and fails: 20 on the torso.",
+        "Milicien attacks Fangeux: 5 against 12, a hit (margin 7)",
+        "Fangeux fails to parry (20 against 10). Milicien hits Fangeux on the torso: 20 damage"
+        " (2 x FOR 10 + sword 5 - END 5), HP 30 -> 10",
     ]
-    assert english.splitlines()[-1] == "Fangeux is down."
+    assert english.splitlines()[-1] == "Fangeux is out of the fight: down"
     french = narrate(result.events, "fr")
-    assert "Fangeux tente de parer (20) et échoue : 20 PV au torse." in french
-    assert french.splitlines()[-1] == "Fangeux est hors de combat."
+    assert ("Fangeux ne parvient pas à parer (20 pour 10). Milicien touche Fangeux au torse :"
+            " 20 dégâts (2 x FOR 10 + sword 5 - END 5), PV 30 -> 10") in french  # fmt: skip
+    assert french.splitlines()[-1] == "Fangeux est hors de combat : à terre"
 
 
 def test_NA_38_the_example_fight_is_a_closed_stream_the_verifier_accepts() -> None:
@@ -151,23 +154,25 @@ def test_narration_tells_half_actions_shots_and_stopped_projectiles() -> None:
     def added(cid: str, name: str) -> ev.CombatantAdded:
         return ev.CombatantAdded(combatant_id=cid, name=name, side=cid, sheet={}, resources={})
 
-    shot = {"roll": 3, "threshold": 8, "margin": 5, "target": "c2"}
+    shot = {"roll": 3, "threshold": 8, "margin": 5, "target": "c2", "mode": "shoot"}
     events: list[ev.Event] = [
+        ev.EncounterOpened(encounter_id="e", ruleset="d20-na", name="range"),
         added("c1", "Archer"),
         added("c2", "Knight"),
-        ev.ActionResolved(actor="c1", action="move", outcome="done", summary=""),
+        ev.ActionResolved(actor="c1", action="move", outcome="done"),
         ev.ActionResolved(actor="c1", action="shoot", outcome="hit", summary="", detail=shot),
         ev.ReactionResolved(pending_id=1, actor="c2", reaction="parry", outcome="stopped",
                             damage_taken=0, summary="",
-                            detail={"defense_roll": 1, "defense_margin": 3}),
+                            detail={**shot, "defense_roll": 1, "defense_margin": 3,
+                                    "defense_success": True, "defended": True}),
     ]  # fmt: skip
     assert narrate(events).splitlines() == [
-        "Archer moves.",
-        "Archer shoots at Knight: 3 against 8, a hit (margin 5).",
-        "Knight stops the projectile (1, margin 3): no damage.",
+        "Archer moves",
+        "Archer shoots at Knight: 3 against 8, a hit (margin 5)",
+        "Knight stops the projectile (1, margin 3 against 5): no damage",
     ]
     assert narrate(events, "fr").splitlines()[1] == (
-        "Archer tire sur Knight : 3 pour 8, touché (marge 5)."
+        "Archer tire sur Knight : 3 pour 8, touché (marge 5)"
     )
     with pytest.raises(ValueError):
         narrate(events, "de")

@@ -1,0 +1,90 @@
+"""ranks-d100's resolution facts, typed: what the rule modules write into `detail` and
+what the defense, the narrator and the audit read back from it.
+
+On the wire `detail` stays a dict (`encode`), so events written before these Structs
+existed still decode (`decode` ignores unknown keys and fills defaults, events.py rule 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import msgspec
+
+__all__ = ["AttackDetail", "Defense", "Flight", "Luck", "Transfer", "decode", "encode"]
+
+
+class AttackDetail(msgspec.Struct, frozen=True, kw_only=True):
+    """An attack at a rank (RK-32..RK-58): its type, stat, hits, cost, and its roll."""
+
+    type: str = ""  # physical | weapon | magic | special (RK-61)
+    stat: str = ""
+    rank: str = ""
+    hits: list[int] = []
+    bonus: int = 0
+    cost: int = 0
+    name: str = ""  # a Noble Phantasm's or a spell's name
+    rules: list[str] = []
+    roll: int | None = None
+    threshold: int | None = None
+    target: str = ""
+    rule: str = ""  # the rule of a failure (RK-34, RK-45...)
+
+
+class Defense(msgspec.Struct, frozen=True, kw_only=True):
+    """The answer to an attack: the defense roll, the reduction, what got through."""
+
+    rule: str = ""
+    roll: int | None = None
+    threshold: int | None = None
+    stat: str = ""  # the reduction's stat: END | AGI
+    reduction: int | None = None
+    counter: AttackDetail | None = None
+    attacker: str = ""
+    incoming: int = 0  # the attack's damage before the defense
+    hp_before: int | None = None
+    hp: int | None = None
+
+
+class Luck(msgspec.Struct, frozen=True, kw_only=True):
+    """A Luck die (RK-50): its effect on the next roll and the uses left."""
+
+    delta: int = 0
+    uses_left: int = 0
+    rule: str = "RK-50"
+    roll: int | None = None
+    threshold: int | None = None
+
+
+class Flight(msgspec.Struct, frozen=True, kw_only=True):
+    """A flight (RK-68): who may block it, and the block's roll."""
+
+    rule: str = "RK-68"
+    type: str = ""  # "flight" on the pending block
+    blocker: str = ""
+    fleer: str = ""
+    roll: int | None = None
+    threshold: int | None = None
+
+
+class Transfer(msgspec.Struct, frozen=True, kw_only=True):
+    """Mana given between a Master and its Servant (RK-30)."""
+
+    amount: int = 0
+    target: str = ""
+    rule: str = "RK-30"
+
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def encode(payload: msgspec.Struct) -> dict[str, Any]:
+    """The payload as the dict stored in `detail`."""
+    out: dict[str, Any] = msgspec.to_builtins(payload)
+    return out
+
+
+def decode(detail: Mapping[str, Any], kind: type[S]) -> S:
+    """The payload a stored `detail` holds (unknown keys ignored, missing ones defaulted)."""
+    return msgspec.convert(dict(detail), kind)
