@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
-import os
-import platform
 import statistics
 import sys
 import time
@@ -32,6 +30,8 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.harness import ROOT, percentile
+from bench.harness import machine as machine_facts
 from server.db import apply_schema, create_pool, url_with_database
 from server.store import NewEvent, PostgresEventStore, Recorded
 
@@ -39,11 +39,6 @@ SCRATCH = "fracas_bench"
 META = {"command_id": "bench", "actor": "gm", "rules_version": "bench-1"}
 DATA = {"actor": "c-1", "target": "c-2", "roll": 57, "damage": 7, "note": "a goblin falls"}
 REPLAY_EVENTS = 10_000
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 class Run(msgspec.Struct):
@@ -211,7 +206,7 @@ $$;
 
 def silent_function() -> str:
     """fracas_append without its NOTIFY, to see what NOTIFY costs concurrent writers."""
-    schema = (Path(__file__).resolve().parent.parent / "schema.sql").read_text()
+    schema = (ROOT / "schema.sql").read_text()
     start = schema.index("CREATE OR REPLACE FUNCTION fracas_append(")
     text = schema[start : schema.index("$$;", start) + 3]
     notify = "v_done := pg_notify('fracas_events', p_stream || ':' || new_version);"
@@ -245,15 +240,10 @@ async def concurrent_writers(
 
 
 def machine(pg_version: str) -> str:
-    cpu = "unknown"
-    with open("/proc/cpuinfo") as info:
-        for line in info:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+    m = machine_facts()
     return (
-        f"{datetime.date.today().isoformat()}, {os.cpu_count()} CPUs ({cpu}), "
-        f"Linux {platform.release()}, Python {platform.python_version()}, {pg_version}"
+        f"{datetime.date.today().isoformat()}, {m['nproc']} CPUs ({m['cpu']}), "
+        f"Linux {m['kernel']}, Python {m['python']}, {pg_version}"
     )
 
 
