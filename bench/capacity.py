@@ -281,6 +281,12 @@ def largest(steps: list[dict[str, Any]], k: int, bound_ms: float) -> int:
 # --- report ----------------------------------------------------------------------------
 
 
+def per_command(r: dict[str, Any], share: str) -> float:
+    """CPU milliseconds per command (its fan-out to every watcher included)."""
+    done = r["achieved_rate"] or 0.0
+    return round(r["cpu"][share] * 10 / done, 2) if done else 0.0
+
+
 def markdown(res: dict[str, Any]) -> str:
     m = res["machine"]
     bound = res["bound_ms"]
@@ -300,13 +306,15 @@ def markdown(res: dict[str, Any]) -> str:
         "*to watcher* = HTTP send -> the update reaching that version on each watcher, "
         "pooled over every command and watcher; *HTTP* = send -> answer. CPU in % of one "
         "core (200 % = the machine). *lag* = the client's event-loop lag p99 (when it "
-        "grows, the client is part of what is measured). The first step of each run is "
-        "its baseline.",
+        "grows, the client is part of what is measured). *CPU per command*: the servers' "
+        "and PostgreSQL's CPU over the window divided by the commands done (fan-out to "
+        f"{res['watchers']} watchers included). The first step of each run is its baseline.",
         "",
         "| instances | N | watchers | cmd/s offered / done | to watcher p50 / p90 / p99 "
         "| HTTP p50 / p90 / p99 | refused | missed | CPU servers / PostgreSQL / client / "
-        "other | RSS per server | lag p99 | load before / after | verdict |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "other | CPU per command, servers / PostgreSQL | RSS per server | lag p99 "
+        "| load before / after | verdict |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in res["steps"]:
         w, h, c = r["to_watcher"], r["http"], r["cpu"]
@@ -318,6 +326,7 @@ def markdown(res: dict[str, Any]) -> str:
             f"| {r['refused']} | {r['missed']} "
             f"| {c['servers_pct']} / {c['postgres_pct']} / {c['client_pct']} / "
             f"{c['other_pct']} % "
+            f"| {per_command(r, 'servers_pct')} / {per_command(r, 'postgres_pct')} ms "
             f"| {', '.join(f'{x:g}' for x in r['rss_mib'])} MiB "
             f"| {r['client_lag'].get('p99_ms')} ms "
             f"| {r['load_before'][0]} / {r['load_after'][0]} "
