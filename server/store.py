@@ -121,7 +121,11 @@ def _recorded(rows: list[asyncpg.Record]) -> list[Recorded]:
 
 
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """UTC now as 2026-12-01T10:00:00.123456Z (hashed: the format must never change).
+
+    isoformat is ~5x faster than strftime("%Y-%m-%dT%H:%M:%S.%fZ") and gives the same text.
+    """
+    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 class PostgresEventStore:
