@@ -244,7 +244,7 @@ HEAD_READ = """  SELECT e.version, e.hash INTO v_version, v_hash
    WHERE e.stream = p_stream
    ORDER BY e.version DESC
    LIMIT 1;"""
-CHAIN_CHECK = "  IF p_events -> 0 ->> 'prev_hash' IS DISTINCT FROM p_prev_hash\n"
+CHAIN_CHECK = "  IF p_events -> 0 ->> 'prev_hash' IS DISTINCT FROM p_prev_hash THEN\n"
 NOTIFY = "v_done := pg_notify('fracas_events', p_stream || ':' || new_version);"
 
 
@@ -277,7 +277,7 @@ def variants() -> dict[str, str]:
         "no_head_read": text.replace(
             HEAD_READ, "  v_version := p_expected; v_hash := p_prev_hash;"
         ),
-        "no_chain_check": text.replace(CHAIN_CHECK, "  IF false\n"),
+        "no_chain_check": text.replace(CHAIN_CHECK, "  IF false THEN\n"),
         "no_critical_section": text.replace(section, plain_positions),
         "no_exception_block": text.replace(section, no_subxact),
         "no_notify": text.replace(NOTIFY, ""),
