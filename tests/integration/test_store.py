@@ -515,6 +515,6 @@ async def test_appends_inside_transactions_never_wait_for_a_second_pooled_connec
         versions = await asyncio.wait_for(
             asyncio.gather(append_in_transaction(), append_in_transaction()), 30
         )
-        assert versions == [1, 1]
+        assert list(versions) == [1, 1]
     finally:
         await asyncio.wait_for(small.close(), 10)
