@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import live
+from bench import harness as live
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 SECTION = "## Memory soak"
@@ -234,14 +234,14 @@ async def start(url: str, logdir: Path, traced: str | None) -> live.Proc:
     Path(traced).mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, str(Path(__file__).resolve()), "--traced-serve", traced, "--"]
     argv += ["serve", "--host", "127.0.0.1", "--database-url", url]
-    p = live._spawn("soak", argv, logdir)
+    p = live.spawn("soak", argv, logdir)
 
     async def healthy() -> bool:
         async with live.Http(p.base, timeout=1) as c:
             status: int = (await c.get("/healthz")).status_code
             return status == 200
 
-    await live._wait_ready(p, healthy, 60)
+    await live.wait_ready(p, healthy, 60)
     return p
 
 
@@ -355,12 +355,7 @@ def _per_minute(res: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def write_section(path: Path, text: str) -> None:
-    old = live.SECTION, live.END_MARK
-    try:
-        live.SECTION, live.END_MARK = SECTION, END_MARK
-        live.write_section(path, text)
-    finally:
-        live.SECTION, live.END_MARK = old
+    live.write_section(path, text, SECTION, END_MARK)
 
 
 def cli() -> int:

@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import datetime
 import os
-import platform
 import statistics
 import sys
 import time
@@ -32,18 +31,15 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.db import apply_schema, create_pool, url_with_database
+from bench.harness import ROOT, percentile
+from bench.harness import machine as machine_facts
+from server.db import _reset_if_dirty, apply_schema, create_pool, url_with_database
 from server.store import NewEvent, PostgresEventStore, Recorded
 
 SCRATCH = "fracas_bench"
 META = {"command_id": "bench", "actor": "gm", "rules_version": "bench-1"}
 DATA = {"actor": "c-1", "target": "c-2", "roll": 57, "damage": 7, "note": "a goblin falls"}
 REPLAY_EVENTS = 10_000
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 class Run(msgspec.Struct):
@@ -211,7 +207,7 @@ $$;
 
 def silent_function() -> str:
     """fracas_append without its NOTIFY, to see what NOTIFY costs concurrent writers."""
-    schema = (Path(__file__).resolve().parent.parent / "schema.sql").read_text()
+    schema = (ROOT / "schema.sql").read_text()
     start = schema.index("CREATE OR REPLACE FUNCTION fracas_append(")
     text = schema[start : schema.index("$$;", start) + 3]
     notify = "v_done := pg_notify('fracas_events', p_stream || ':' || new_version);"
@@ -241,19 +237,140 @@ async def concurrent_writers(
         store_module._SQL_APPEND = original
 
 
+# --- where fracas_append spends its time (--parts) ---------------------------------------
+
+HEAD_READ = """  SELECT e.version, e.hash INTO v_version, v_hash
+    FROM events e
+   WHERE e.stream = p_stream
+   ORDER BY e.version DESC
+   LIMIT 1;"""
+CHAIN_CHECK = "  IF p_events -> 0 ->> 'prev_hash' IS DISTINCT FROM p_prev_hash THEN\n"
+NOTIFY = "v_done := pg_notify('fracas_events', p_stream || ':' || new_version);"
+
+
+def function_text(schema: str, name: str = "fracas_append") -> str:
+    start = schema.index(f"CREATE OR REPLACE FUNCTION {name}(")
+    return schema[start : schema.index("$$;", start) + 3]
+
+
+def critical_section(text: str) -> str:
+    start = text.index("  v_done := pg_advisory_lock(")
+    return text[start : text.index("  END;\n", start) + len("  END;\n")]
+
+
+def variants() -> dict[str, str]:
+    """fracas_append with one part taken out each (not for use: measurement only)."""
+    text = function_text((ROOT / "schema.sql").read_text())
+    for part in (HEAD_READ, CHAIN_CHECK, NOTIFY):
+        assert part in text, part
+    section = critical_section(text)
+    plain_positions = """  v_mark := pg_current_xact_id()::text::bigint;
+    IF v_count = 1 THEN
+      positions := ARRAY[nextval('events_position_seq')];
+    ELSE
+      positions := ARRAY(SELECT nextval('events_position_seq') FROM generate_series(1, v_count));
+    END IF;
+"""
+    no_subxact = section.replace("  BEGIN\n", "", 1)
+    no_subxact = no_subxact[: no_subxact.index("  EXCEPTION WHEN")] + ""
+    out = {
+        "no_head_read": text.replace(
+            HEAD_READ, "  v_version := p_expected; v_hash := p_prev_hash;"
+        ),
+        "no_chain_check": text.replace(CHAIN_CHECK, "  IF false THEN\n"),
+        "no_critical_section": text.replace(section, plain_positions),
+        "no_exception_block": text.replace(section, no_subxact),
+        "no_notify": text.replace(NOTIFY, ""),
+    }
+    return {
+        name: body.replace("FUNCTION fracas_append(", f"FUNCTION bench_{name}(", 1)
+        for name, body in out.items()
+    }
+
+
+def with_function(store: PostgresEventStore, function: str) -> One:
+    """Sequential appends through store.append, calling `function` instead."""
+    from server import store as store_module
+
+    stream = f"encounter-{uuid.uuid4()}"
+    event = [NewEvent("bench_hit", DATA)]
+    sql = store_module._SQL_APPEND.replace("fracas_append", function)
+
+    async def one(i: int) -> None:
+        original = store_module._SQL_APPEND
+        store_module._SQL_APPEND = sql
+        try:
+            await store.append(stream, i, event, META)
+        finally:
+            store_module._SQL_APPEND = original
+
+    return one
+
+
+async def parts(args: argparse.Namespace) -> None:
+    """p50 of each variant beside the full function and raw INSERT, same run."""
+    admin = await asyncpg.connect(args.url)
+    await admin.execute(f"DROP DATABASE IF EXISTS {SCRATCH} WITH (FORCE)")
+    await admin.execute(f"CREATE DATABASE {SCRATCH}")
+    pg_version = await admin.fetchval("SELECT version()")
+    await admin.close()
+    # --no-sync: synchronous_commit off for these sessions, so that the WAL flush every
+    # variant pays alike (and that other jobs' disk traffic stretches) leaves the figures
+    # and what is left is the work each part does.
+    settings = {"synchronous_commit": "off"} if args.no_sync else None
+    pool = await asyncpg.create_pool(
+        url_with_database(args.url, SCRATCH),
+        min_size=2,
+        max_size=10,
+        server_settings=settings,
+        reset=_reset_if_dirty,
+    )
+    try:
+        await apply_schema(pool)
+        await pool.execute("CREATE TABLE raw_events (LIKE events INCLUDING ALL)")
+        found = variants()
+        for body in found.values():
+            await pool.execute(body)
+        store = PostgresEventStore(pool)
+        names = ["fracas_append", *(f"bench_{n}" for n in found)]
+        appenders: list[Callable[[], One]] = [lambda: raw_inserts(pool)]
+        appenders += [lambda n=n: with_function(store, n) for n in names]  # type: ignore[misc]
+        await interleaved(appenders, 100)
+        runs = [await interleaved(appenders, args.appends) for _ in range(args.reps)]
+        med = [median_run([r[k] for r in runs]) for k in range(len(appenders))]
+        writers, each = 8, max(50, args.appends // 4)
+        concurrent: dict[str, list[float]] = {n: [] for n in names}
+        for _ in range(args.reps):
+            for n in names:
+                concurrent[n].append(await concurrent_writers(store, writers, each, n))
+    finally:
+        await pool.close()
+    load = os.getloadavg()
+    sync = "off (--no-sync)" if args.no_sync else "on"
+    print(f"Machine: {machine(pg_version)}; load average {load[0]:.1f} {load[1]:.1f}.")
+    print(f"synchronous_commit {sync}.")
+    print(f"p50 of {args.appends} sequential appends, medians of {args.reps} runs, alternating;")
+    print(f"{writers} writers x {each} appends on their own streams for events/s.\n")
+    print("| variant | p50 append | vs raw | vs full | 8 writers events/s |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    raw, full = med[0], med[1]
+    print(f"| raw asyncpg INSERT | {ms(raw.p50)} | 1.00x | | |")
+    for n, run in zip(names, med[1:], strict=True):
+        rate = statistics.median(concurrent[n])
+        print(
+            f"| {n} | {ms(run.p50)} | {run.p50 / raw.p50:.2f}x | {run.p50 / full.p50:.2f}x "
+            f"| {rate:,.0f} |"
+        )
+
+
 # --- report -----------------------------------------------------------------------------
 
 
 def machine(pg_version: str) -> str:
-    cpu = "unknown"
-    with open("/proc/cpuinfo") as info:
-        for line in info:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+    m = machine_facts()
     return (
-        f"{datetime.date.today().isoformat()}, {os.cpu_count()} CPUs ({cpu}), "
-        f"Linux {platform.release()}, Python {platform.python_version()}, {pg_version}"
+        f"{datetime.date.today().isoformat()}, {m['nproc']} CPUs ({m['cpu']}), "
+        f"Linux {m['kernel']}, Python {m['python']}, {pg_version}"
     )
 
 
@@ -266,7 +383,12 @@ async def main() -> None:
     parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--appends", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--parts", action="store_true", help="time fracas_append's parts")
+    parser.add_argument("--no-sync", action="store_true", help="--parts: synchronous_commit off")
     args = parser.parse_args()
+    if args.parts:
+        await parts(args)
+        return
 
     admin = await asyncpg.connect(args.url)
     await admin.execute(f"DROP DATABASE IF EXISTS {SCRATCH} WITH (FORCE)")

@@ -16,7 +16,26 @@ GENESIS = "0" * 64
 _LEFT_OUT = frozenset({"position", "prev_hash", "hash"})
 
 
+# What json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False) builds at
+# every call, built once: the same bytes, without the per-call construction.
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_LEAVES = (str, int, bool, type(None))
+
+
 def _no_floats(value: Any) -> None:
+    # Exact type tests first: isinstance against the Mapping ABC costs ~1 us a call, and
+    # this walks every value of every event appended (17 us for a small event before).
+    kind = type(value)
+    if kind in _LEAVES:
+        return
+    if kind is dict:
+        for item in value.values():
+            _no_floats(item)
+        return
+    if kind is list or kind is tuple:
+        for item in value:
+            _no_floats(item)
+        return
     if isinstance(value, float):
         raise ValueError("events may not carry floats (no canonical form)")
     if isinstance(value, Mapping):
@@ -31,8 +50,7 @@ def canonical(envelope: Mapping[str, Any]) -> bytes:
     """The bytes that are hashed for one envelope."""
     body = {k: v for k, v in envelope.items() if k not in _LEFT_OUT}
     _no_floats(body)
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.encode("utf-8")
+    return _ENCODER.encode(body).encode("utf-8")
 
 
 def link(prev_hash: str, envelope: Mapping[str, Any]) -> str:

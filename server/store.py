@@ -121,7 +121,11 @@ def _recorded(rows: list[asyncpg.Record]) -> list[Recorded]:
 
 
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """UTC now as 2026-12-01T10:00:00.123456Z (hashed: the format must never change).
+
+    isoformat is ~5x faster than strftime("%Y-%m-%dT%H:%M:%S.%fZ") and gives the same text.
+    """
+    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 class PostgresEventStore:
@@ -155,7 +159,10 @@ class PostgresEventStore:
         """
         if not events:
             raise ValueError("append needs at least one event")
-        version, prev_hash = await self._head_for(stream, expected_version)
+        # The head is read on the caller's connection: a second connection from the pool,
+        # while the caller holds one, deadlocks once every connection is held that way
+        # (ten encounters created at once on a pool of ten did).
+        version, prev_hash = await self._head_for(stream, expected_version, conn)
         if version != expected_version:
             raise ConcurrencyError(stream, expected_version, version)
 
@@ -249,12 +256,17 @@ class PostgresEventStore:
         rows = await self._pool.fetch(_SQL_VERSIONS, list(streams))
         return {r[0]: r[1] or 0 for r in rows}
 
-    async def head(self, stream: str) -> tuple[int, str]:
-        """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream."""
-        row = await self._pool.fetchrow(_SQL_HEAD, stream)
+    async def head(self, stream: str, *, conn: _Conn | None = None) -> tuple[int, str]:
+        """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream.
+
+        Read on `conn` when given (inside the caller's transaction), else from the pool.
+        """
+        runner = self._pool if conn is None else conn
+        row = await runner.fetchrow(_SQL_HEAD, stream)
         if row is None:
             return 0, GENESIS
-        self._remember(stream, row["version"], row["hash"])
+        if conn is None or not conn.is_in_transaction():  # else it might yet roll back
+            self._remember(stream, row["version"], row["hash"])
         return row["version"], row["hash"]
 
     def subscribe(self, *, tick: float = 1.0) -> Subscription:
@@ -279,11 +291,13 @@ class PostgresEventStore:
 
         return Subscription(acquire, give_back, tick=tick)
 
-    async def _head_for(self, stream: str, expected_version: int) -> tuple[int, str]:
+    async def _head_for(
+        self, stream: str, expected_version: int, conn: _Conn | None
+    ) -> tuple[int, str]:
         cached = self._heads.get(stream)
         if cached is not None and cached[0] == expected_version:
             return cached
-        return await self.head(stream)
+        return await self.head(stream, conn=conn)
 
     def _remember(self, stream: str, version: int, digest: str) -> None:
         self._heads.pop(stream, None)

@@ -490,3 +490,31 @@ async def test_versions_gives_each_streams_version_in_one_query(store: PostgresE
     await store.append(one, 0, [hit(1), hit(2)], META)
     await store.append(two, 0, [hit(1)], META)
     assert await store.versions([one, two, empty]) == {one: 2, two: 1, empty: 0}
+
+
+async def test_appends_inside_transactions_never_wait_for_a_second_pooled_connection(
+    database_url: str,
+) -> None:
+    """As many callers as the pool has connections, each appending inside its own
+    transaction to a stream the store has not seen: the head is read on the caller's
+    connection, so none of them waits for a connection that only another caller can free."""
+    from server.db import create_pool
+
+    small = await create_pool(database_url, min_size=1, max_size=2)
+    try:
+        store = PostgresEventStore(small)
+        both_hold_one = asyncio.Barrier(2)
+
+        async def append_in_transaction() -> int:
+            async with small.acquire() as conn, conn.transaction():
+                await both_hold_one.wait()  # every connection of the pool is now held
+                recorded = await store.append(new_stream(), 0, [hit(1)], META, conn=conn)
+                return recorded[-1].version
+
+        # The bound only turns a deadlock into a failure; it is not a speed assertion.
+        versions = await asyncio.wait_for(
+            asyncio.gather(append_in_transaction(), append_in_transaction()), 30
+        )
+        assert list(versions) == [1, 1]
+    finally:
+        await asyncio.wait_for(small.close(), 10)
