@@ -17,6 +17,7 @@ from domain.rules import REGISTRY
 from domain.rules.base import ActionSpec
 from domain.state import EncounterState, Pending
 from projections import conditions
+from projections.ranks_seals_words import RESOURCE, seal_spent
 
 __all__ = ["LogLine", "describe", "kind_of", "outcome_words", "pending_text", "principal"]
 
@@ -50,7 +51,7 @@ _OUTCOMES: dict[str, tuple[str, str]] = {
     "no_defense": ("no defense", "sans défense"),
 }
 _REASONS_FR: dict[str, str] = {"down": "à terre", "dead": "mort", "fled": "en fuite"}
-_RESOURCES_FR: dict[str, str] = {"hp": "PV"}
+_RESOURCES_FR: dict[str, str] = {"hp": "PV", RESOURCE: "sceaux de commandement"}
 _VERBS: dict[str, tuple[str, str]] = {"attack": ("attacks", "attaque")}
 
 
@@ -310,6 +311,8 @@ def _changed(event: ev.ResourceChanged, w: _Words) -> Said:
     if event.by_gm:
         en = f"GM adjusts {who}'s {res} by {event.delta:+d} {now}: {event.reason}"
         fr = f"Le MJ ajuste {res_fr} de {who} de {event.delta:+d} {now_fr} : {event.reason}"
+    elif res == RESOURCE and event.rule == "RK-39" and lost > 0:
+        en, fr = seal_spent(who, event.value)
     elif res == "hp" and lost > 0:
         en, fr = f"{who} takes {lost} {now}", f"{who} subit {lost} {now_fr}"
     elif res == "hp":

@@ -13,8 +13,10 @@ from domain import events as ev
 from domain.dice import FixedRoller
 from domain.encounter import decide
 from domain.errors import Forbidden, Invalid, Refused, RuleViolation
+from domain.evolve import replay
 from domain.rules import REGISTRY
 from domain.state import Principal
+from projections.log import describe
 from tests.unit.test_ranks_support import Table, master, of_type, only_check, servant
 
 RULES = REGISTRY["ranks-d100"]
@@ -114,3 +116,20 @@ def test_RK_39_the_command_seal_option_is_a_boolean() -> None:
     t, _, m, _, _ = fight()
     refusal = t.refused(cmd.React(actor=m, reaction="intercept", options={"command_seal": 1}))
     assert refusal.code == "invalid"
+
+
+def test_RK_39_the_log_says_a_command_seal_was_used_in_english_and_french() -> None:
+    t, _, m, _, _ = fight()
+    before = len(t.events)
+    t.do(forced(m, reduce="none"))
+    state = replay(t.events[:before])
+    lines = []
+    for i, event in enumerate(t.events[before:], start=before + 1):
+        line = describe(event, state, i)
+        replay([event], state)
+        if line is not None and line.kind == "resource_changed":
+            lines.append((line.text, line.text_fr))
+    assert (
+        "M uses a Command Seal: their Servant must intercept (seals left: 1)",
+        "M utilise un Sceau de Commandement : son Servant doit intercepter (sceaux restants : 1)",
+    ) in lines
