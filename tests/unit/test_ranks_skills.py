@@ -12,7 +12,7 @@ from domain import commands as cmd
 from domain import events as ev
 from domain.errors import Invalid
 from domain.rules import REGISTRY
-from tests.unit.test_ranks_support import Table, duel, master, of_type, servant
+from tests.unit.test_ranks_support import Table, duel, legal_of, master, of_type, servant
 
 RULES = REGISTRY["ranks-d100"]
 
@@ -164,3 +164,19 @@ def test_RK_16_the_skill_option_is_declared_and_checked() -> None:
     assert refusal.code == "invalid"
     refusal = t.refused(cmd.Act(actor=a, action="skill", options={"name": 5}))
     assert refusal.code == "invalid"
+
+
+def test_RK_16_legal_offers_the_active_skills_not_in_effect() -> None:
+    t, a, b = duel(
+        sheet_with(
+            {"name": "Haste", "rank": "C", "mode": "active", "tours": 1},
+            {"name": "Eye", "rank": "C", "mode": "passive"},
+        ),
+        master(),
+    )
+    assert [e for e in legal_of(t, b) if e["action"] == "skill"] == []
+    (entry,) = [e for e in legal_of(t, a) if e["action"] == "skill"]
+    assert (entry["enabled"], entry["choices"]) == (True, {"name": ["Haste"]})
+    t.act(a, "skill", name="Haste")
+    (entry,) = [e for e in legal_of(t, a) if e["action"] == "skill"]
+    assert (entry["enabled"], entry["rule"]) == (False, "RK-14")
