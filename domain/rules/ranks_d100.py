@@ -11,7 +11,8 @@ the switch lasts that one roll (RK-AMB-10), so it belongs with the roll it chang
 
 Modules: tables (ranks_tables), sheets and presets (ranks_sheet), settings
 (ranks_settings), thresholds (ranks_check), attacks (ranks_attack), actions
-(ranks_actions), the defense phase (ranks_react), what is legal (ranks_legal).
+(ranks_actions), the defense phase (ranks_react), what is legal (ranks_legal), skills
+(ranks_skills) and Command Seals (ranks_seals).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from domain.commands import Act, React
 from domain.context import Ctx
-from domain.rules import ranks_actions, ranks_react
+from domain.rules import ranks_actions, ranks_react, ranks_skills
 from domain.rules.base import ActionSpec, LegalAction, Outcome, Rules, Setting, Sheet, rotate
 from domain.rules.ranks_attack import ATTACKS
 from domain.rules.ranks_bond import master_of
@@ -62,6 +63,8 @@ class RanksD100(Rules):
         # Free for the core: Luck is also rolled in the defense phase, before the dodge
         # (RK-19); ranks_actions.luck checks when it may be rolled.
         "luck": ActionSpec("Luck die", "Jet de Chance", free=True, rule="RK-50"),
+        # RK-18: activating a skill is free (no die, no complex action); RK-14 its Tours.
+        "skill": ActionSpec("Activate a skill", "Activer une Compétence", free=True, rule="RK-16"),
         "transfer_mana": ActionSpec(
             "Give mana", "Donner du Mana", free=True, needs_target=True, rule="RK-30"
         ),
@@ -162,6 +165,8 @@ class RanksD100(Rules):
             ranks_actions.luck(ctx, cfg, me, command)
         elif command.action == "flee":
             ranks_actions.flee(ctx, cfg, me, command)
+        elif command.action == "skill":
+            ranks_skills.activate(ctx, me, command)
         else:
             ranks_actions.transfer_mana(ctx, cfg, me, command)
         return None  # the attack phase ends with `end_turn` (RK-15)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Refused
+from domain.rules import ranks_skills
 from domain.rules.base import Cost, LegalAction, percent_under
 from domain.rules.ranks_attack import ATTACKS, plan, short_of_mana
 from domain.rules.ranks_bond import master_of, servants_of
@@ -194,6 +195,18 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
             [c.id for c in partners],
         )
     )
+    active = [k for k in me.sheet.get("skills", []) if k["mode"] == "active"]
+    if active:  # RK-16, RK-18: free, at any time; one not already in effect (RK-14)
+        ready = [k["name"] for k in active if ranks_skills.refusal(me, k) is None]
+        out.append(
+            _entry(
+                "skill",
+                "RK-16",
+                [alive, (bool(ready), "every active skill is already in effect", "RK-14")],
+                [],
+                choices={"name": ready},
+            )
+        )
     if pending is not None:
         for option in pending.options:
             reasons = [alive] if option != "none" else []

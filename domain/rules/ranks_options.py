@@ -4,7 +4,9 @@ that are not plain numbers (the table overrides of RK-AMB-2).
 The names are those the engine reads: `activate` / `deactivate` switch a half-rank for
 the roll (RK-6..RK-8, ranks_check), `name` picks a Noble Phantasm or Advanced Spell
 (RK-52, RK-55), `amount` is the mana given (RK-30), and a counter names its attack and
-rank (RK-60..RK-62); an intercepting Servant reduces with Endurance or not at all (RK-39).
+rank (RK-60..RK-62); an intercepting Servant reduces with Endurance or not at all (RK-39),
+and a Master may force the interception with a Command Seal (`command_seal`, RK-39,
+ranks_seals); `skill` names the skill activated (RK-16, ranks_skills).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ ACTIONS: Mapping[str, Mapping[str, Option]] = {
     "advanced_spell": {**SWITCHES, **NAMED},
     "flee": SWITCHES,
     "luck": SWITCHES,
+    "skill": {"name": Option("str", "RK-16", "the skill activated", max_length=80)},
     "transfer_mana": {"amount": Option("int", "RK-30", "mana points given", low=1, high=1_000_000)},
 }
 
@@ -51,6 +54,7 @@ REACTIONS: Mapping[str, Mapping[str, Option]] = {
     "intercept": {
         **SWITCHES,
         "reduce": Option("str", "RK-39", "the Servant's reduction", choices=("END", "none")),
+        "command_seal": Option("bool", "RK-39", "the Master spends a Command Seal to force it"),
     },
     "block_flight": SWITCHES,
     "none": {},

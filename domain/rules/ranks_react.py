@@ -1,5 +1,6 @@
 """ranks-d100 defense phase (`react`): reduction by Endurance or Agility (RK-59, RK-36,
 RK-41, RK-38), counter-attacks (RK-60..RK-63, RK-66), interception (RK-39, RK-AMB-19),
+forced by a Command Seal or not (ranks_seals),
 blocking a flight (RK-68), or no defense."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from domain.commands import React
 from domain.context import Ctx
 from domain.errors import Forbidden, Refused, RuleViolation
 from domain.rules import ranks_payloads as pl
+from domain.rules import ranks_seals
 from domain.rules.ranks_attack import ATTACKS, Attack, pay, plan, reduced, short_of_mana
 from domain.rules.ranks_bond import servants_of
 from domain.rules.ranks_check import check_roll, succeeded
@@ -133,13 +135,16 @@ def _intercept(
     if not servants:
         raise Refused("rule_violation", f"{master.name} has no Servant to intercept", "RK-39")
     servant = servants[0]
-    if not ctx.who.controls(servant.id):
+    forced = bool(options.get("command_seal"))  # "ou non, via un Sceau de Commandement"
+    if not forced and not ctx.who.controls(servant.id):
         raise Forbidden(f"{ctx.who.role} does not control {servant.id}")
     reduce = options.get("reduce", "END")
     if reduce not in ("END", "none"):
         raise Refused(
             "rule_violation", "an intercepting Servant may only reduce with Endurance", "RK-39"
         )
+    if forced:
+        ranks_seals.spend(ctx, master)
     if reduce == "none":
         return servant, pending.damage, "intercepted", pl.Defense(rule="RK-39")
     table = f"reduction.{cfg['intercept.reduction_table']}"

@@ -6,8 +6,9 @@ A sheet is flat so a preset can be overridden field by field:
 "MAGIC": "E"}`. Optional: `rarity` 1..5 and `class` (Servants, RK-28/29), `noble_phantasms`
 and `spells` (lists of `{name, rank}`, a Noble Phantasm may add `chain`, `chain_bonus` and
 `hit_damage`, RK-65..67), `boosted` (stats whose EX comes from a boost, RK-31), `master`
-(the name of a Servant's Master), and the current `hp`, `mana` and `luck_left` carried in
-from the War (campaign).
+(the name of a Servant's Master), `skills` (`{name, rank, mode, tours?}`, RK-16, RK-14:
+ranks_skills), a Master's GM-declared `command_seals` (RK-39: ranks_seals), and the
+current `hp`, `mana` and `luck_left` carried in from the War (campaign).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from typing import Any
 
 from domain.errors import Invalid, RuleViolation
 from domain.rules.base import Sheet
+from domain.rules.ranks_seals import RESOURCE as SEALS
+from domain.rules.ranks_seals import validate_seals
+from domain.rules.ranks_skills import validate_skills
 from domain.rules.ranks_tables import Rank, check_overrides, parse_rank, value
 
 CORE_STATS: tuple[str, ...] = ("STR", "END", "AGI", "MANA_STAT", "LCK")
@@ -37,6 +41,8 @@ _FIELDS = frozenset(
         "mana",
         "luck_left",
         "half_ranks_used",
+        "skills",
+        "command_seals",
     }
 )
 
@@ -172,7 +178,11 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
         raise Invalid("sheet.boosted lists stats raised to EX by a boost", "RK-31")
     out["boosted"] = sorted(set(boosted))
     _check_ex_caps(out)
+    out["skills"] = validate_skills(sheet.get("skills", []))
+    seals = validate_seals(kind, sheet.get("command_seals"))
     top = pools(out, settings)
+    if seals is not None:  # GM-declared: the source gives no count (ranks_seals)
+        out["command_seals"] = top[SEALS] = seals
     resources = dict(top)
     for key, resource in (("hp", "hp"), ("mana", "mana"), ("luck_left", "luck")):
         current = _whole(sheet, key, 0, top[resource], "RK-24")

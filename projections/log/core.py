@@ -24,6 +24,7 @@ from domain.rules import REGISTRY
 from domain.rules.base import ActionSpec
 from domain.state import EncounterState
 from projections import conditions
+from projections import ranks_seals_words as seals
 
 __all__ = [
     "LogLine",
@@ -418,6 +419,8 @@ def _changed(e: ev.ResourceChanged, w: Words) -> Said:
     if e.by_gm:
         en = f"GM sets {who}'s {res}: {before} -> {e.value} ({e.reason})"
         fr = f"Le MJ fixe {res_fr} de {who} : {before} -> {e.value} ({e.reason})"
+    elif e.resource == seals.RESOURCE and e.rule == "RK-39" and e.delta < 0:
+        en, fr = seals.seal_spent(who, e.value)
     elif secret:  # the GM's line: the change itself is in the public line that caused it
         en, fr = (
             f"{who}'s {res}: {before} -> {e.value}",

@@ -45,6 +45,7 @@ class Ranks(Narrator):
         "hp": ("HP", "PV"),
         "mana": ("mana", "PM"),
         "luck": ("Luck uses", "jets de Chance"),
+        "command_seals": ("Command Seals", "Sceaux de Commandement"),
     }
     purposes: ClassVar[Vocab] = {
         "initiative": ("initiative", "initiative"),
