@@ -506,10 +506,10 @@ class LogLine(msgspec.Struct):
     text: str
     text_fr: str
     hidden: bool
-    roll: int | None | UnsetType = UNSET
+    roll: int | UnsetType | None = UNSET
     faces: list[int] | UnsetType = UNSET
-    actor: str | None | UnsetType = UNSET
-    outcome: str | None | UnsetType = UNSET
+    actor: str | UnsetType | None = UNSET
+    outcome: str | UnsetType | None = UNSET
 
 
 class LogPage(msgspec.Struct):

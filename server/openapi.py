@@ -24,9 +24,9 @@ from server.campaigns import RULESET, CreateCampaign, WarCommand
 from server.live import WsMessage, WsServerMessage
 from server.log_api import MAX_LIMIT
 from server.simulate_api import SimulateBody
+from server.simulation import SIMULATE_RULESETS
 from server.tokens import IssueToken
 from server.webhooks import WebhookBody
-from server.simulation import SIMULATE_RULESETS
 
 Auth = Literal["none", "optional", "required"]
 TEXT = "text/plain"
@@ -122,15 +122,16 @@ OPS: tuple[Op, ...] = (
     Op("get", "/api/encounters/{id}/events", "getEvents",
        "Events after version `after`, at most `limit`, filtered for the caller's role",
        "encounters", {200: t.Events}, auth="required",
-       params=(ENCOUNTER, _count("after", "a version"), _count("limit", "at most 10000 are answered; 0 or none: 1000")),
+       params=(ENCOUNTER, _count("after", "a version"),
+               _count("limit", "at most 10000 are answered; 0 or none: 1000")),
        errors=(400, 401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/me", "getMe", "The role and combatants a token gives",
        "encounters", {200: t.Me}, auth="required", params=(ENCOUNTER,),
        errors=(401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/rolls/{n}", "getRoll", "The audit record of roll `n`",
        "encounters", {200: t.RollAudit}, auth="optional",
-       params=(ENCOUNTER, Param("n", "path", {"type": "integer", "minimum": 0, "maximum": MAX_PARAM},
-                             "the roll's seq", True)),
+       params=(ENCOUNTER, Param("n", "path", {"type": "integer", "minimum": 0,
+                                              "maximum": MAX_PARAM}, "the roll's seq", True)),
        errors=(400, 401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/verify", "getVerify",
        "The hash chain and every revealed roll, recomputed", "encounters",

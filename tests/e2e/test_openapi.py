@@ -28,6 +28,7 @@ from tests.e2e.conftest import Api, Instance, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
+
 def _routes() -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
     for route in create_app().routes:
@@ -139,7 +140,12 @@ def test_real_answers_match_the_schema(world: dict[str, Any]) -> None:
     e = f"/api/encounters/{eid}"
     wauth = {"Authorization": f"Bearer {wgm}"}
     issued = http.post(f"{e}/tokens", headers=auth, json={"role": "spectator"})
-    hook = {"url": "http://1.1.1.1/hook", "format": "discord", "kinds": ["turn_started"], "lang": "fr"}
+    hook = {
+        "url": "http://1.1.1.1/hook",
+        "format": "discord",
+        "kinds": ["turn_started"],
+        "lang": "fr",
+    }
     calls = [
         ("post", "/api/encounters/{id}/tokens", issued),
         ("get", "/api/encounters/{id}/tokens", http.get(f"{e}/tokens", headers=auth)),
@@ -192,11 +198,15 @@ def test_real_answers_match_the_schema(world: dict[str, Any]) -> None:
     # One real answer of each link, webhook, dice and log operation, not only refusals.
     answered = {(m, p) for m, p, r in calls if r.status_code < 300}
     for method, path in (
-        ("post", "/api/encounters/{id}/tokens"), ("get", "/api/encounters/{id}/tokens"),
+        ("post", "/api/encounters/{id}/tokens"),
+        ("get", "/api/encounters/{id}/tokens"),
         ("delete", "/api/encounters/{id}/tokens/{token_id}"),
-        ("put", "/api/encounters/{id}/webhook"), ("get", "/api/encounters/{id}/webhook"),
-        ("delete", "/api/encounters/{id}/webhook"), ("get", "/api/encounters/{id}/dice"),
-        ("get", "/api/campaigns/{id}/dice"), ("get", "/api/encounters/{id}/log"),
+        ("put", "/api/encounters/{id}/webhook"),
+        ("get", "/api/encounters/{id}/webhook"),
+        ("delete", "/api/encounters/{id}/webhook"),
+        ("get", "/api/encounters/{id}/dice"),
+        ("get", "/api/campaigns/{id}/dice"),
+        ("get", "/api/encounters/{id}/log"),
     ):
         assert (method, path) in answered, (method, path)
     assert ("get", "/api/encounters/{id}/webhook", 404) in by_path  # once deleted
