@@ -10,6 +10,7 @@ error and no answer outside the schema against a running `fracas serve`.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -210,7 +211,8 @@ def test_real_answers_match_the_schema(world: dict[str, Any]) -> None:
     ):
         assert (method, path) in answered, (method, path)
     assert ("get", "/api/encounters/{id}/webhook", 404) in by_path  # once deleted
-    assert "d6" in calls[8][2].json()["server"]  # the fixture's 2d6, in the GM's dice
+    dice = next(r for m, p, r in calls if p.endswith("/dice"))
+    assert "d6" in dice.json()["server"]  # the fixture's 2d6, in the GM's dice
 
 
 def test_the_docs_page_ships_its_renderer(server: Instance) -> None:
@@ -261,7 +263,12 @@ def test_schemathesis_finds_no_server_error_and_no_answer_outside_the_schema(
             sys.executable, "-m", "schemathesis.cli", "--config-file", str(config),
             "run", f"{server.base}/openapi.json",
             "--checks", "all",
-            "--max-examples", "5",
+            # ST302 reads any 404 after a creation as the created resource lost; here a 404
+            # names what the creation did not make (a webhook not set yet, a character or
+            # an encounter a War command's body names). Per-operation and per-phase check
+            # switches do not reach the stateful phase in schemathesis 4.32.
+            "--exclude-checks", "ensure_resource_availability",
+            "--max-examples", "10",
             "--phases", "fuzzing,stateful",
             "--seed", os.environ.get("FRACAS_FUZZ_SEED", "1"),
             "--workers", "1",
@@ -272,3 +279,9 @@ def test_schemathesis_finds_no_server_error_and_no_answer_outside_the_schema(
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=420, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-20000:] + run.stderr[-4000:]
+    # Not a run that tested nothing: every operation, a few hundred cases, stateful chains.
+    generated = re.search(r"(\d+) generated", run.stdout)
+    assert generated and int(generated[1]) >= 200, run.stdout[-3000:]
+    tested = re.search(r"Tested: (\d+)", run.stdout)
+    operations = sum(len(item) for item in openapi()["paths"].values())
+    assert tested and int(tested[1]) == operations, run.stdout[-3000:]
