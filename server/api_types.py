@@ -377,3 +377,144 @@ class Simulation(msgspec.Struct):
     report: str
     seed: str
     encounter: SavedFight | UnsetType = UNSET
+
+
+# --- links (server/tokens.py) ---------------------------------------------------------
+
+
+class LinkInfo(msgspec.Struct):
+    """A live link of an encounter: its public id, role and combatants, never its secret."""
+
+    id: str
+    role: Literal["gm", "player", "spectator"]
+    combatants: list[str]
+    created: Annotated[str, Meta(description="ISO 8601")]
+    last_used: str | None
+
+
+class Links(msgspec.Struct):
+    """200 of GET /api/encounters/{id}/tokens: the live links, oldest first."""
+
+    tokens: list[LinkInfo]
+
+
+class IssuedLink(msgspec.Struct):
+    """201 of POST /api/encounters/{id}/tokens: the new token, shown once, and its page."""
+
+    id: str
+    token: Token
+    link: str
+
+
+class RevokedLink(msgspec.Struct):
+    """200 of DELETE /api/encounters/{id}/tokens/{token_id}."""
+
+    id: str
+    revoked: Literal[True]
+
+
+# --- webhooks (server/webhooks.py) ----------------------------------------------------
+
+WebhookKind = Literal[
+    "turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed"
+]
+
+
+class WebhookSet(msgspec.Struct):
+    """200 of PUT /api/encounters/{id}/webhook: the webhook and its signing secret, once."""
+
+    id: str
+    url: str
+    format: Literal["json", "discord"]
+    kinds: list[WebhookKind]
+    lang: Literal["en", "fr"]
+    secret: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+
+
+class Delivery(msgspec.Struct):
+    """One delivery of a webhook: its state, attempts and last outcome."""
+
+    id: str
+    version: int
+    kind: WebhookKind
+    status: Literal["pending", "delivered", "failed"]
+    attempts: int
+    last_status: int | None
+    last_error: str | None
+    created: str
+    delivered: str | None
+    next_attempt: str | None
+
+
+class Webhook(msgspec.Struct):
+    """200 of GET /api/encounters/{id}/webhook: the URL, kinds and recent deliveries
+    (never the secret)."""
+
+    id: str
+    url: str
+    format: Literal["json", "discord"]
+    kinds: list[WebhookKind]
+    lang: Literal["en", "fr"]
+    created: str
+    deliveries: list[Delivery]
+
+
+class WebhookDeleted(msgspec.Struct):
+    """200 of DELETE /api/encounters/{id}/webhook."""
+
+    deleted: Literal[True]
+
+
+# --- dice fairness (server/dice_api.py, projections/dice.py) --------------------------
+
+
+class DieFairness(msgspec.Struct):
+    """One die size's faces (every face from 1, zeros included) and its chi-square test
+    against a fair die (`chi2` 0, `df` 0, `p_value` 1 with nothing to test)."""
+
+    faces: dict[str, int]
+    rolls: int
+    expected: float
+    chi2: float
+    df: int
+    p_value: Annotated[float, Meta(ge=0, le=1)]
+
+
+class DiceFairness(msgspec.Struct):
+    """Dice fairness per source, then per die size (`d6`, `d20`, ...)."""
+
+    server: dict[str, DieFairness]
+    manual: dict[str, DieFairness]
+
+
+class WarDiceFairness(msgspec.Struct):
+    """A War's dice fairness and the encounters carried back it counts."""
+
+    server: dict[str, DieFairness]
+    manual: dict[str, DieFairness]
+    encounters: list[Uuid]
+
+
+# --- the log (server/log_api.py) ------------------------------------------------------
+
+
+class LogLine(msgspec.Struct):
+    """One line of the log, in English and French, and the version of its event."""
+
+    version: int
+    kind: str
+    text: str
+    text_fr: str
+    hidden: bool
+    roll: int | UnsetType | None = UNSET
+    faces: list[int] | UnsetType = UNSET
+    actor: str | UnsetType | None = UNSET
+    outcome: str | UnsetType | None = UNSET
+
+
+class LogPage(msgspec.Struct):
+    """200 of GET /api/encounters/{id}/log: lines in version order, and whether older
+    lines exist for the caller."""
+
+    lines: list[LogLine]
+    more: bool

@@ -19,10 +19,14 @@ from domain import commands as cmd
 from domain import events as ev
 from domain.rules import REGISTRY
 from server import api_types as t
+from server.bounds import MAX_PARAM
 from server.campaigns import RULESET, CreateCampaign, WarCommand
 from server.live import WsMessage, WsServerMessage
+from server.log_api import MAX_LIMIT
 from server.simulate_api import SimulateBody
 from server.simulation import SIMULATE_RULESETS
+from server.tokens import IssueToken
+from server.webhooks import WebhookBody
 
 Auth = Literal["none", "optional", "required"]
 TEXT = "text/plain"
@@ -76,8 +80,8 @@ def _id(what: str) -> Param:
     return Param("id", "path", {"type": "string"}, f"the {what}'s uuid", True)
 
 
-def _count(name: str, description: str) -> Param:
-    return Param(name, "query", {"type": "integer", "minimum": 0}, description)
+def _count(name: str, description: str, least: int = 0, most: int = MAX_PARAM) -> Param:
+    return Param(name, "query", {"type": "integer", "minimum": least, "maximum": most}, description)
 
 
 ENCOUNTER = _id("encounter")
@@ -118,14 +122,16 @@ OPS: tuple[Op, ...] = (
     Op("get", "/api/encounters/{id}/events", "getEvents",
        "Events after version `after`, at most `limit`, filtered for the caller's role",
        "encounters", {200: t.Events}, auth="required",
-       params=(ENCOUNTER, _count("after", "a version"), _count("limit", "at most 10000")),
+       params=(ENCOUNTER, _count("after", "a version"),
+               _count("limit", "at most 10000 are answered; 0 or none: 1000")),
        errors=(400, 401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/me", "getMe", "The role and combatants a token gives",
        "encounters", {200: t.Me}, auth="required", params=(ENCOUNTER,),
        errors=(401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/rolls/{n}", "getRoll", "The audit record of roll `n`",
        "encounters", {200: t.RollAudit}, auth="optional",
-       params=(ENCOUNTER, Param("n", "path", {"type": "integer"}, "the roll's seq", True)),
+       params=(ENCOUNTER, Param("n", "path", {"type": "integer", "minimum": 0,
+                                              "maximum": MAX_PARAM}, "the roll's seq", True)),
        errors=(400, 401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/verify", "getVerify",
        "The hash chain and every revealed roll, recomputed", "encounters",
@@ -159,37 +165,37 @@ OPS: tuple[Op, ...] = (
        "simulate", {200: t.Simulation}, body=SimulateBody, errors=(*BODY, 409, *DOWN)),
     Op("get", "/api/encounters/{id}/log", "getLog",
        "Log lines older than version `before`, filtered for the caller (the board carries"
-       " the last 30)", "encounters", {200: dict[str, Any]}, auth="optional",
-       params=(ENCOUNTER, _count("before", "a version"), _count("limit", "1 to 200")),
+       " the last 30)", "encounters", {200: t.LogPage}, auth="optional",
+       params=(ENCOUNTER, _count("before", "a version"), _count("limit", "1 to 200", 1, MAX_LIMIT)),
        errors=(400, 401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/dice", "getDice",
        "Dice fairness per source and die size, filtered for the caller", "encounters",
-       {200: dict[str, Any]}, auth="optional", params=(ENCOUNTER,),
+       {200: t.DiceFairness}, auth="optional", params=(ENCOUNTER,),
        errors=(401, 404, *DOWN)),
     Op("get", "/api/campaigns/{id}/dice", "getWarDice",
        "Dice fairness across the War's encounters carried back", "wars",
-       {200: dict[str, Any]}, auth="optional", params=(WAR,), errors=(401, 404, *DOWN)),
+       {200: t.WarDiceFairness}, auth="optional", params=(WAR,), errors=(401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/tokens", "listTokens",
-       "The encounter's links (never their secrets) (GM)", "links", {200: dict[str, Any]},
+       "The encounter's links (never their secrets) (GM)", "links", {200: t.Links},
        auth="required", params=(ENCOUNTER,), errors=(401, 403, 404, *DOWN)),
     Op("post", "/api/encounters/{id}/tokens", "issueToken", "Issue a new link (GM)", "links",
-       {201: dict[str, Any]}, body=dict[str, Any], auth="required", params=(ENCOUNTER,),
+       {201: t.IssuedLink}, body=IssueToken, auth="required", params=(ENCOUNTER,),
        errors=(*BODY, 401, 403, 404, *DOWN)),
     Op("delete", "/api/encounters/{id}/tokens/{token_id}", "revokeToken",
        "Revoke a link: its holder gets 401 and its websockets close (GM)", "links",
-       {200: dict[str, Any]}, auth="required",
+       {200: t.RevokedLink}, auth="required",
        params=(ENCOUNTER, Param("token_id", "path", {"type": "string"}, "the link's id", True)),
        errors=(401, 403, 404, 422, *DOWN)),
     Op("put", "/api/encounters/{id}/webhook", "putWebhook",
        "Set the encounter's webhook; answers its signing secret once (GM)", "webhooks",
-       {200: dict[str, Any]}, body=dict[str, Any], auth="required", params=(ENCOUNTER,),
+       {200: t.WebhookSet}, body=WebhookBody, auth="required", params=(ENCOUNTER,),
        errors=(*BODY, 401, 403, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/webhook", "getWebhook",
        "The webhook's URL, kinds and recent deliveries (GM)", "webhooks",
-       {200: dict[str, Any]}, auth="required", params=(ENCOUNTER,),
+       {200: t.Webhook}, auth="required", params=(ENCOUNTER,),
        errors=(401, 403, 404, *DOWN)),
     Op("delete", "/api/encounters/{id}/webhook", "deleteWebhook", "Remove the webhook (GM)",
-       "webhooks", {200: dict[str, Any]}, auth="required", params=(ENCOUNTER,),
+       "webhooks", {200: t.WebhookDeleted}, auth="required", params=(ENCOUNTER,),
        errors=(401, 403, 404, *DOWN)),
     Op("get", "/healthz", "healthz", "Liveness with a database check", "operations",
        {200: t.Health, 503: t.Health}),

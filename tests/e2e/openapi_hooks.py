@@ -6,10 +6,16 @@ cannot describe (a sheet, an action name, a setting: each system's own, listed b
 GET /api/rulesets) with 422 `invalid` or `rule_violation`, so the stock
 `positive_data_acceptance` check is run with 422 allowed; this one catches what it then
 misses: a schema-valid body refused as malformed (`dice: [3.0]`, `roll: 1.0`).
+
+Two auth providers, `EncounterGm` and `WarGm`, give schemathesis the fixture's GM tokens
+(from the environment the test sets) for the encounter and the War routes: credentials
+it knows are credentials, so it can drop them itself to test a missing or wrong
+Authorization (a fixed header would make those cases look accepted).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import msgspec
@@ -19,6 +25,8 @@ from domain import commands as cmd
 from server.api_types import CreateEncounter
 from server.campaigns import CreateCampaign, WarCommand
 from server.simulate_api import SimulateBody
+from server.tokens import IssueToken
+from server.webhooks import WebhookBody
 
 _DECODERS: dict[str, Any] = {
     "POST /api/encounters": lambda raw: msgspec.json.decode(raw, type=CreateEncounter),
@@ -30,7 +38,36 @@ _DECODERS: dict[str, Any] = {
     "POST /api/simulate": lambda raw: cmd.decode_strict(
         raw, msgspec.json.Decoder(SimulateBody), SimulateBody
     ),
+    "POST /api/encounters/{id}/tokens": lambda raw: msgspec.json.decode(raw, type=IssueToken),
+    "PUT /api/encounters/{id}/webhook": lambda raw: msgspec.json.decode(raw, type=WebhookBody),
 }
+
+
+class _Bearer:
+    """A fixed bearer token read from the environment variable `variable`."""
+
+    variable = ""
+
+    def get(self, case: Any, ctx: Any) -> str:
+        return os.environ[self.variable]
+
+    def set(self, case: Any, data: str, ctx: Any) -> None:
+        case.headers = case.headers or {}
+        case.headers["Authorization"] = f"Bearer {data}"
+
+
+@schemathesis.auth(refresh_interval=None, retry_on=[]).apply_to(path_regex="^/api/encounters/")
+class EncounterGm(_Bearer):
+    """The fixture encounter's GM token."""
+
+    variable = "FRACAS_FUZZ_ENCOUNTER_TOKEN"
+
+
+@schemathesis.auth(refresh_interval=None, retry_on=[]).apply_to(path_regex="^/api/campaigns/")
+class WarGm(_Bearer):
+    """The fixture War's GM token."""
+
+    variable = "FRACAS_FUZZ_WAR_TOKEN"
 
 
 @schemathesis.check
