@@ -12,7 +12,9 @@ and the same contract tests hold it to them (tests/integration/store_contract.py
 * events are kept as JSON text and decoded on every read, like the database does: a
   caller that changes what it read changes nothing stored.
 
-It is asyncio-safe, not thread-safe: use it from one event loop. It has no
+It is asyncio-safe, not thread-safe: use it from one event loop. Every call yields to
+the loop once before it looks at anything (as a database round trip would), so races
+between tasks happen here as they do against PostgreSQL. It has no
 transactions, so `append(conn=...)` ignores `conn` and the events land at once.
 """
 
@@ -133,6 +135,7 @@ class MemoryEventStore:
         Raises ConcurrencyError if the stream is elsewhere, ValueError for data the
         PostgreSQL store would refuse too (an empty batch, a float, a bad type tag).
         """
+        await asyncio.sleep(0)
         if not events:
             raise ValueError("append needs at least one event")
         if not stream:
@@ -180,12 +183,14 @@ class MemoryEventStore:
         self, stream: str, after: int = 0, upto: int | None = None
     ) -> list[Recorded]:
         """Events of `stream` with after < version <= upto, in version order."""
+        await asyncio.sleep(0)
         return [s.recorded() for s in self._range(stream, after, upto)]
 
     async def read_facts(
         self, stream: str, after: int = 0, upto: int | None = None
     ) -> list[dict[str, Any]]:
         """Lean envelopes {stream, version, type, data} of `stream`, for folds only."""
+        await asyncio.sleep(0)
         return [
             {"stream": stream, "version": s.version, "type": s.type, "data": _DECODE_OBJECT(s.data)}
             for s in self._range(stream, after, upto)
@@ -193,15 +198,18 @@ class MemoryEventStore:
 
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
         """Up to `limit` events after `after_position`, in position order."""
+        await asyncio.sleep(0)
         start = max(after_position, 0)  # positions are 1, 2, ... : index = position - 1
         return [s.recorded() for s in self._log[start : start + max(limit, 0)]]
 
     async def versions(self, streams: Sequence[str]) -> dict[str, int]:
         """The current version of each stream (0 for an empty one)."""
+        await asyncio.sleep(0)
         return {s: len(self._streams.get(s, ())) for s in streams}
 
     async def head(self, stream: str) -> tuple[int, str]:
         """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream."""
+        await asyncio.sleep(0)
         kept = self._streams.get(stream)
         if not kept:
             return 0, GENESIS
