@@ -347,3 +347,53 @@ async def test_schema_sql_applied_again_and_concurrently_is_harmless(
 
     assert await store.read_stream(event.stream) == [event]
     assert (await store.append(event.stream, 1, [hit(2)], META))[0].version == 2
+
+
+# What the server does to each table: it reads and inserts everywhere, updates tokens
+# (last_used, revoked_at) and webhooks (checkpoint, deliveries), deletes only webhooks.
+GRANTS = {
+    "events": {"SELECT", "INSERT"},
+    "command_keys": {"SELECT", "INSERT"},
+    "dice_seeds": {"SELECT", "INSERT"},
+    "tokens": {"SELECT", "INSERT", "UPDATE"},
+    "webhooks": {"SELECT", "INSERT", "UPDATE", "DELETE"},
+    "webhook_deliveries": {"SELECT", "INSERT", "UPDATE", "DELETE"},
+}
+PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]
+
+
+@pytest.mark.parametrize("table", sorted(GRANTS))
+async def test_the_server_role_holds_only_the_privileges_the_server_uses(
+    pool: Pool, table: str
+) -> None:
+    held = {
+        p
+        for p in PRIVILEGES
+        if await pool.fetchval("SELECT has_table_privilege('fracas_app', $1, $2)", table, p)
+    }
+    assert held == GRANTS[table]
+
+
+async def test_schema_sql_drops_the_unkept_revealed_flag_and_the_update_grant_of_older_databases(
+    pool: Pool,
+) -> None:
+    column = (
+        "SELECT count(*) FROM information_schema.columns"
+        " WHERE table_name = 'dice_seeds' AND column_name = 'revealed'"
+    )
+    can_update = "SELECT has_table_privilege('fracas_app', 'dice_seeds', 'UPDATE')"
+    async with pool.acquire() as conn:
+        transaction = conn.transaction()
+        await transaction.start()
+        try:  # a database installed by an older schema.sql
+            await conn.execute(
+                "ALTER TABLE dice_seeds ADD COLUMN revealed boolean NOT NULL DEFAULT false"
+            )
+            await conn.execute("GRANT UPDATE ON dice_seeds TO fracas_app")
+            assert (await conn.fetchval(column), await conn.fetchval(can_update)) == (1, True)
+
+            await apply_schema(conn)
+
+            assert (await conn.fetchval(column), await conn.fetchval(can_update)) == (0, False)
+        finally:
+            await transaction.rollback()
