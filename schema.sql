@@ -251,9 +251,13 @@ CREATE TABLE IF NOT EXISTS command_keys (
 );
 
 -- Bearer tokens, stored as hashes only.
+-- `encounter` is the id of what the token opens: an encounter, or a War (campaign ids
+-- are uuids from the same space, and a token checked for one never opens the other,
+-- since the ids differ). It keeps its old name: renaming it (to `scope`) in place would
+-- break every instance still running the old queries during a rolling deploy.
 CREATE TABLE IF NOT EXISTS tokens (
   token_hash text        PRIMARY KEY,
-  encounter  uuid        NOT NULL,
+  encounter  uuid        NOT NULL,  -- the encounter or War id (see above)
   role       text        NOT NULL CHECK (role IN ('gm', 'player', 'spectator')),
   combatants text[]      NOT NULL DEFAULT '{}',
   created_at timestamptz NOT NULL DEFAULT now()
@@ -278,14 +282,18 @@ ALTER TABLE tokens ADD COLUMN IF NOT EXISTS last_used timestamptz;
 CREATE UNIQUE INDEX IF NOT EXISTS tokens_id_key ON tokens (id);
 CREATE INDEX IF NOT EXISTS tokens_encounter_idx ON tokens (encounter);
 
--- Dice seeds stay out of the events until they are revealed.
+-- Dice seeds stay out of the events until they are revealed. Rows are only inserted
+-- (a seed is committed) and read (to roll, and to reveal at close): never updated.
 CREATE TABLE IF NOT EXISTS dice_seeds (
   encounter uuid    NOT NULL,
   seed_id   text    NOT NULL,
   seed      bytea   NOT NULL,
-  revealed  boolean NOT NULL DEFAULT false,
   PRIMARY KEY (encounter, seed_id)
 );
+-- Whether a seed is revealed is a fact of the stream (its seed_revealed event). The
+-- `revealed` flag older databases have was a second copy nothing kept up to date (it
+-- stayed false after a close) and nothing read: dropped rather than maintained.
+ALTER TABLE dice_seeds DROP COLUMN IF EXISTS revealed;
 
 
 -- ---------------------------------------------------------------------------
@@ -377,8 +385,8 @@ BEGIN
   GRANT EXECUTE ON FUNCTION fracas_append(text, bigint, text, jsonb) TO fracas_app;
 
   REVOKE ALL ON command_keys, tokens, dice_seeds FROM PUBLIC, fracas_app;
-  GRANT SELECT, INSERT ON command_keys TO fracas_app;
-  GRANT SELECT, INSERT, UPDATE ON tokens, dice_seeds TO fracas_app;
+  GRANT SELECT, INSERT ON command_keys, dice_seeds TO fracas_app;
+  GRANT SELECT, INSERT, UPDATE ON tokens TO fracas_app;  -- last_used, revoked_at
 
   REVOKE ALL ON webhooks, webhook_deliveries FROM PUBLIC, fracas_app;
   GRANT SELECT, INSERT, UPDATE, DELETE ON webhooks, webhook_deliveries TO fracas_app;

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypedDict
 
 GENESIS = "0" * 64
 _LEFT_OUT = frozenset({"position", "prev_hash", "hash"})
@@ -56,6 +56,52 @@ def canonical(envelope: Mapping[str, Any]) -> bytes:
 def link(prev_hash: str, envelope: Mapping[str, Any]) -> str:
     """hash = hex(sha256(bytes.fromhex(prev_hash) + canonical))."""
     return hashlib.sha256(bytes.fromhex(prev_hash) + canonical(envelope)).hexdigest()
+
+
+class Row(TypedDict):
+    """One event ready to store: what `fracas_append` inserts, and what any store keeps."""
+
+    type: str
+    data: dict[str, Any]
+    meta: dict[str, Any]
+    recorded_at: str
+    prev_hash: str
+    hash: str
+
+
+def chain_rows(
+    stream: str,
+    expected_version: int,
+    prev_hash: str,
+    events: Sequence[tuple[str, dict[str, Any]]],
+    meta: Mapping[str, Any],
+    recorded_at: str,
+) -> list[Row]:
+    """The rows of one append: versions expected_version+1.., each linked to the last.
+
+    `events` are (type, data) pairs of plain JSON values; `recorded_at` is added to
+    `meta` (so it is hashed) and every row shares that one meta. Pure: the caller picks
+    the time, so the same inputs always give the same hashes. Raises ValueError for a
+    float anywhere (see `canonical`).
+    """
+    full_meta = {**meta, "recorded_at": recorded_at}
+    rows: list[Row] = []
+    previous = prev_hash
+    for version, (kind, data) in enumerate(events, start=expected_version + 1):
+        envelope = {"stream": stream, "version": version, "type": kind, "data": data}
+        digest = link(previous, {**envelope, "meta": full_meta})
+        rows.append(
+            Row(
+                type=kind,
+                data=data,
+                meta=full_meta,
+                recorded_at=recorded_at,
+                prev_hash=previous,
+                hash=digest,
+            )
+        )
+        previous = digest
+    return rows
 
 
 def first_break(envelopes: Iterable[Mapping[str, Any]]) -> str | None:

@@ -33,7 +33,7 @@ from projections.view import Projection
 from server.metrics import Metrics
 from server.patch import diff
 from server.service import KEEP_LINES, envelope
-from server.store import PostgresEventStore
+from server.store import EventStore
 
 log = logging.getLogger(__name__)
 QUEUE = 256
@@ -186,7 +186,7 @@ READERS = 16  # streams read and fanned out at once
 class Hub:
     """All rooms of this process, fed by one LISTEN connection."""
 
-    def __init__(self, store: PostgresEventStore, metrics: Metrics, readers: int = READERS) -> None:
+    def __init__(self, store: EventStore, metrics: Metrics, readers: int = READERS) -> None:
         self.store = store
         self.metrics = metrics
         self.rooms: dict[str, Room] = {}

@@ -33,7 +33,7 @@ from projections.view import Projection
 from server import auth
 from server.lru import Lru
 from server.metrics import Metrics
-from server.store import ConcurrencyError, NewEvent, PostgresEventStore, Recorded
+from server.store import ConcurrencyError, EventStore, NewEvent, Recorded
 
 RETRIES = 10
 CACHE_SIZE = 512  # folded projections kept (one per recently used encounter)
@@ -110,7 +110,7 @@ def envelope(r: Recorded) -> dict[str, Any]:
 class EncounterService:
     """Loads, decides and appends for every encounter of one database."""
 
-    def __init__(self, pool: asyncpg.Pool[Any], store: PostgresEventStore, metrics: Metrics):
+    def __init__(self, pool: asyncpg.Pool[Any], store: EventStore, metrics: Metrics):
         self.pool = pool
         self.store = store
         self.metrics = metrics

@@ -210,8 +210,7 @@ async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict
         version, _ = await svc.store.head(stream)
         if version == 0:
             await conn.execute(
-                "INSERT INTO dice_seeds (encounter, seed_id, seed, revealed)"
-                " VALUES ($1, $2, $3, true)",
+                "INSERT INTO dice_seeds (encounter, seed_id, seed) VALUES ($1, $2, $3)",
                 encounter_id,
                 "main",
                 secret,

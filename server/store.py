@@ -3,6 +3,9 @@
 All the SQL of the event log lives in schema.sql (`fracas_append`) and in this module.
 asyncpg errors are translated here and nowhere else: a stale expected version or a lost
 race becomes `ConcurrencyError`, data the database refuses becomes `ValueError`.
+The rows an append writes (versions, prev_hash, hash, recorded_at) are built by the pure
+`domain.chain.chain_rows`; this adapter only writes them. `server.memory_store` is the
+same port in memory, held to the same contract tests (tests/integration/store_contract.py).
 """
 
 from __future__ import annotations
@@ -11,15 +14,16 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import UTC, datetime
+from types import TracebackType
 from typing import Any, Protocol
 
 import asyncpg
 import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
-from domain.chain import GENESIS, link
+from domain.chain import GENESIS, chain_rows
 from server.subscription import Conn as _Conn
-from server.subscription import Subscription
+from server.subscription import Subscription, Wake
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +64,41 @@ class Recorded(msgspec.Struct, frozen=True):
     hash: str
 
 
+class Wakes(Protocol):
+    """Wake-ups for readers of the log: an async context manager and iterator of `Wake`s.
+
+    A wake only says "re-read from your checkpoint": a lost one loses nothing, and a
+    periodic one (every `tick`) comes even when nothing was appended.
+    """
+
+    async def __aenter__(self) -> Wakes: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def __aiter__(self) -> Wakes: ...
+
+    async def __anext__(self) -> Wake: ...
+
+    def drain(self) -> int:
+        """Forget pending wakes (call right before re-reading); returns how many."""
+        ...
+
+
 class EventStore(Protocol):
-    """The port the server's command handling and projections depend on."""
+    """The port the service, the hub, campaigns and webhooks depend on.
+
+    Invariants every implementation keeps (tests/integration/store_contract.py):
+    versions are gapless per stream from 1; an append lands whole or not at all, and
+    only at the expected version (else ConcurrencyError, nothing appended); each event
+    gets a global position, and read_all returns positions in order without ever
+    skipping one that a later read could still show; the hash chain links every event
+    to the one before it in its stream (GENESIS before version 1).
+    """
 
     async def append(
         self,
@@ -69,15 +106,43 @@ class EventStore(Protocol):
         expected_version: int,
         events: Sequence[NewEvent],
         meta: Mapping[str, Any],
-    ) -> list[Recorded]: ...
+        *,
+        conn: _Conn | None = None,
+    ) -> list[Recorded]:
+        """Append after `expected_version`, all or nothing; `recorded_at` goes into meta.
+
+        `conn` is an open transaction to append in (PostgreSQL); a store without
+        transactions ignores it and the events land at once.
+        """
+        ...
 
     async def read_stream(
         self, stream: str, after: int = 0, upto: int | None = None
-    ) -> list[Recorded]: ...
+    ) -> list[Recorded]:
+        """Events of `stream` with after < version <= upto, in version order."""
+        ...
 
-    async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]: ...
+    async def read_facts(
+        self, stream: str, after: int = 0, upto: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Like read_stream, as lean {stream, version, type, data} dicts for folds."""
+        ...
 
-    async def head(self, stream: str) -> tuple[int, str]: ...
+    async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
+        """Up to `limit` events after `after_position`, in position order."""
+        ...
+
+    async def versions(self, streams: Sequence[str]) -> dict[str, int]:
+        """The current version of each stream (0 for an empty one)."""
+        ...
+
+    async def head(self, stream: str) -> tuple[int, str]:
+        """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream."""
+        ...
+
+    def subscribe(self, *, tick: float = 1.0) -> Wakes:
+        """Wake-ups on every append, plus one every `tick` seconds."""
+        ...
 
 
 # Built once: a decoder is pure and reusable (msgspec perf tips).
@@ -166,25 +231,15 @@ class PostgresEventStore:
         if version != expected_version:
             raise ConcurrencyError(stream, expected_version, version)
 
-        recorded_at = _now()
-        full_meta = {**msgspec.to_builtins(dict(meta)), "recorded_at": recorded_at}
-        rows: list[dict[str, Any]] = []
-        previous = prev_hash
-        for number, event in enumerate(events, start=expected_version + 1):
-            data = msgspec.to_builtins(event.data)
-            envelope = {"stream": stream, "version": number, "type": event.type, "data": data}
-            digest = link(previous, {**envelope, "meta": full_meta})
-            rows.append(
-                {
-                    "type": event.type,
-                    "data": data,
-                    "meta": full_meta,
-                    "recorded_at": recorded_at,
-                    "prev_hash": previous,
-                    "hash": digest,
-                }
-            )
-            previous = digest
+        rows = chain_rows(
+            stream,
+            expected_version,
+            prev_hash,
+            [(e.type, msgspec.to_builtins(e.data)) for e in events],
+            msgspec.to_builtins(dict(meta)),
+            _now(),
+        )
+        full_meta, previous = rows[0]["meta"], rows[-1]["hash"]
 
         payload = _ENCODER.encode(rows).decode()
         runner = self._pool if conn is None else conn
@@ -307,17 +362,17 @@ class PostgresEventStore:
 
 
 async def tail(
-    store: PostgresEventStore,
+    store: EventStore,
     after_position: int = 0,
     *,
     limit: int = 1000,
     tick: float = 1.0,
-    wakes: Subscription | None = None,
+    wakes: Wakes | None = None,
 ) -> AsyncGenerator[Recorded, None]:
     """Every event after `after_position`, in position order, without end.
 
     Listens first, then reads; sleeps only when a read came back short. Pass `wakes`
-    to share an entered Subscription; otherwise it opens its own, so close the
+    to share entered wake-ups; otherwise it opens its own, so close the
     generator with `contextlib.aclosing` to release the connection.
     """
     async with contextlib.AsyncExitStack() as stack:

@@ -37,7 +37,7 @@ from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.outbound import Allow, Unsafe, post
 from server.service import stream_of
-from server.store import PostgresEventStore
+from server.store import EventStore
 from server.webhooks import message, payload
 
 log = logging.getLogger(__name__)
@@ -118,9 +118,7 @@ UPDATE webhook_deliveries
 class Webhooks:
     """The webhook subscriber and delivery worker of one server instance."""
 
-    def __init__(
-        self, pool: asyncpg.Pool[Any], store: PostgresEventStore, settings: Settings
-    ) -> None:
+    def __init__(self, pool: asyncpg.Pool[Any], store: EventStore, settings: Settings) -> None:
         self.pool = pool
         self.store = store
         self.settings = settings

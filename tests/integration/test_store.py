@@ -1,5 +1,9 @@
-"""Contract tests of the event store against a real PostgreSQL (no mocks).
+"""What only the PostgreSQL event store promises, against a real PostgreSQL (no mocks).
 
+The contract every store keeps (versions, conflicts, atomic appends, order, wake-ups)
+is in tests/integration/store_contract.py and runs here too, through
+test_store_contract.py. These tests reach under the port: the database's own refusals,
+the xmin horizon, privileges, the trigger, the LISTEN connection, schema.sql.
 Stream names are fresh per test, so tests share one database without seeing each other.
 """
 
@@ -7,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
-import re
 import uuid
 from typing import Any, TypeAlias
 
@@ -79,70 +81,6 @@ def batch_json(stream: str, count: int, prev_hash: str = GENESIS) -> tuple[str, 
 # --- appending ---------------------------------------------------------------
 
 
-async def test_an_empty_stream_has_version_zero_and_the_genesis_hash(
-    store: PostgresEventStore,
-) -> None:
-    assert await store.head(new_stream()) == (0, GENESIS)
-    assert await store.read_stream(new_stream()) == []
-
-
-async def test_an_append_returns_the_stored_envelopes_with_their_positions(
-    store: PostgresEventStore,
-) -> None:
-    stream = new_stream()
-    appended = await store.append(stream, 0, [hit(3), hit(4)], META)
-
-    assert [e.version for e in appended] == [1, 2]
-    assert appended[1].position > appended[0].position > 0
-    assert appended[0].prev_hash == GENESIS and appended[1].prev_hash == appended[0].hash
-    assert appended[0].meta == {**META, "recorded_at": appended[0].meta["recorded_at"]}
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", appended[0].meta["recorded_at"])
-    assert await store.read_stream(stream) == appended
-    assert await store.head(stream) == (2, appended[1].hash)
-
-
-async def test_read_stream_returns_the_versions_between_after_and_upto(
-    store: PostgresEventStore,
-) -> None:
-    stream = new_stream()
-    appended = await store.append(stream, 0, [hit(n) for n in range(5)], META)
-
-    assert await store.read_stream(stream, after=1, upto=3) == appended[1:3]
-    assert await store.read_stream(stream, after=5) == []
-
-
-async def test_read_facts_gives_what_a_fold_needs_of_the_same_versions(
-    store: PostgresEventStore,
-) -> None:
-    stream = new_stream()
-    appended = await store.append(stream, 0, [hit(n) for n in range(5)], META)
-
-    facts = await store.read_facts(stream, after=1, upto=3)
-    assert facts == [
-        {"stream": stream, "version": e.version, "type": e.type, "data": e.data}
-        for e in appended[1:3]
-    ]
-    assert await store.read_facts(stream, after=5) == []
-
-
-async def test_a_wrong_expected_version_raises_concurrency_error_and_appends_nothing(
-    store: PostgresEventStore,
-) -> None:
-    stream = new_stream()
-    await store.append(stream, 0, [hit(1), hit(2)], META)
-
-    for wrong in (0, 1, 3):
-        with pytest.raises(ConcurrencyError) as raised:
-            await store.append(stream, wrong, [hit(9)], META)
-        assert (raised.value.stream, raised.value.expected, raised.value.actual) == (
-            stream,
-            wrong,
-            2,
-        )
-
-    assert [e.version for e in await store.read_stream(stream)] == [1, 2]
-
-
 async def test_an_append_on_a_stale_cached_head_is_refused_by_the_database(
     store: PostgresEventStore, pool: Pool
 ) -> None:
@@ -186,94 +124,20 @@ async def test_fracas_append_refuses_a_batch_that_does_not_chain(
     assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 0
 
 
-async def test_a_multi_event_append_is_atomic(store: PostgresEventStore, pool: Pool) -> None:
+async def test_a_refused_append_leaves_no_row_behind(store: PostgresEventStore, pool: Pool) -> None:
+    """The contract checks this through the port; here no row of it exists either."""
     stream = new_stream()
     await store.append(stream, 0, [hit(1)], META)
     before = await last_position(pool)
 
-    # The database refuses the second event (type tags are snake_case): nothing lands.
-    with pytest.raises(ValueError, match="refused"):
+    with pytest.raises(ValueError, match="refused"):  # the CHECK on type, in the database
         await store.append(stream, 1, [hit(2), NewEvent("Not Snake Case", {}), hit(3)], META)
-    # A float cannot be hashed: refused before it reaches the database.
-    with pytest.raises(ValueError, match="float"):
-        await store.append(stream, 1, [hit(2), NewEvent("healed", {"hp": 1.5})], META)
 
-    assert [e.version for e in await store.read_stream(stream)] == [1]
     assert await pool.fetchval("SELECT count(*) FROM events WHERE position > $1", before) == 0
-    assert (await store.append(stream, 1, [hit(2)], META))[0].version == 2
-
-
-async def test_eight_racing_writers_leave_a_gapless_stream_and_every_loser_gets_a_conflict(
-    pool: Pool, store: PostgresEventStore
-) -> None:
-    stream, writers, wins_each = new_stream(), 8, 5
-    first_round = asyncio.Barrier(writers)
-    conflicts: list[ConcurrencyError] = []
-    wins: dict[int, int] = {}
-
-    async def writer(n: int) -> None:
-        own = PostgresEventStore(store._pool)  # its own head cache, like another instance
-        wins[n] = 0
-        first = True
-        while wins[n] < wins_each:
-            version, _ = await own.head(stream)
-            if first:  # everyone read version 0: all but one must lose
-                await first_round.wait()
-                first = False
-            try:
-                await own.append(stream, version, [NewEvent("raced", {"writer": n})], META)
-            except ConcurrencyError as e:
-                conflicts.append(e)
-                continue
-            wins[n] += 1
-
-    await asyncio.gather(*(writer(n) for n in range(writers)))
-
-    events = await store.read_stream(stream)
-    assert [e.version for e in events] == list(range(1, writers * wins_each + 1))
-    assert wins == dict.fromkeys(range(writers), wins_each)
-    assert len(conflicts) >= writers - 1
-    assert first_break(envelopes(events)) is None
+    assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 1
 
 
 # --- reading everything, in order ----------------------------------------------
-
-
-async def test_a_tailing_reader_sees_every_event_once_in_position_order(
-    store: PostgresEventStore, pool: Pool
-) -> None:
-    rng = random.Random(20261129)
-    start = await last_position(pool)
-    plans = [[rng.randint(1, 3) for _ in range(15)] for _ in range(4)]
-    expected_count = sum(map(sum, plans))
-    appended: list[Recorded] = []
-
-    async def writer(sizes: list[int]) -> None:
-        stream, version = new_stream(), 0
-        for size in sizes:
-            await asyncio.sleep(rng.random() / 200)
-            batch = [NewEvent("tick_counted", {"i": version + i}) for i in range(size)]
-            appended.extend(await store.append(stream, version, batch, META))
-            version += size
-
-    async def reader() -> list[Recorded]:
-        seen: list[Recorded] = []
-        async with contextlib.aclosing(tail(store, start, limit=7, tick=0.2)) as events:
-            async for event in events:
-                seen.append(event)
-                if len(seen) == expected_count:
-                    return seen
-        raise AssertionError("tail ended")
-
-    results = await asyncio.wait_for(
-        asyncio.gather(reader(), *(writer(sizes) for sizes in plans)), timeout=60
-    )
-    seen = results[0]
-    assert seen is not None
-
-    positions = [e.position for e in seen]
-    assert positions == sorted(set(positions))
-    assert sorted(appended, key=lambda e: e.position) == seen
 
 
 async def test_a_reader_does_not_see_past_an_append_that_has_not_committed(
@@ -485,11 +349,54 @@ async def test_schema_sql_applied_again_and_concurrently_is_harmless(
     assert (await store.append(event.stream, 1, [hit(2)], META))[0].version == 2
 
 
-async def test_versions_gives_each_streams_version_in_one_query(store: PostgresEventStore) -> None:
-    one, two, empty = new_stream(), new_stream(), new_stream()
-    await store.append(one, 0, [hit(1), hit(2)], META)
-    await store.append(two, 0, [hit(1)], META)
-    assert await store.versions([one, two, empty]) == {one: 2, two: 1, empty: 0}
+# What the server does to each table: it reads and inserts everywhere, updates tokens
+# (last_used, revoked_at) and webhooks (checkpoint, deliveries), deletes only webhooks.
+GRANTS = {
+    "events": {"SELECT", "INSERT"},
+    "command_keys": {"SELECT", "INSERT"},
+    "dice_seeds": {"SELECT", "INSERT"},
+    "tokens": {"SELECT", "INSERT", "UPDATE"},
+    "webhooks": {"SELECT", "INSERT", "UPDATE", "DELETE"},
+    "webhook_deliveries": {"SELECT", "INSERT", "UPDATE", "DELETE"},
+}
+PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]
+
+
+@pytest.mark.parametrize("table", sorted(GRANTS))
+async def test_the_server_role_holds_only_the_privileges_the_server_uses(
+    pool: Pool, table: str
+) -> None:
+    held = {
+        p
+        for p in PRIVILEGES
+        if await pool.fetchval("SELECT has_table_privilege('fracas_app', $1, $2)", table, p)
+    }
+    assert held == GRANTS[table]
+
+
+async def test_schema_sql_drops_the_unkept_revealed_flag_and_the_update_grant_of_older_databases(
+    pool: Pool,
+) -> None:
+    column = (
+        "SELECT count(*) FROM information_schema.columns"
+        " WHERE table_name = 'dice_seeds' AND column_name = 'revealed'"
+    )
+    can_update = "SELECT has_table_privilege('fracas_app', 'dice_seeds', 'UPDATE')"
+    async with pool.acquire() as conn:
+        transaction = conn.transaction()
+        await transaction.start()
+        try:  # a database installed by an older schema.sql
+            await conn.execute(
+                "ALTER TABLE dice_seeds ADD COLUMN revealed boolean NOT NULL DEFAULT false"
+            )
+            await conn.execute("GRANT UPDATE ON dice_seeds TO fracas_app")
+            assert (await conn.fetchval(column), await conn.fetchval(can_update)) == (1, True)
+
+            await apply_schema(conn)
+
+            assert (await conn.fetchval(column), await conn.fetchval(can_update)) == (0, False)
+        finally:
+            await transaction.rollback()
 
 
 async def test_appends_inside_transactions_never_wait_for_a_second_pooled_connection(

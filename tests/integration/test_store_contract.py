@@ -1,0 +1,27 @@
+"""The EventStore contract (tests/integration/store_contract.py), once per store."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.memory_store import MemoryEventStore
+from server.store import PostgresEventStore
+from tests.integration.store_contract import Backend, StoreContract
+
+
+class TestPostgresEventStore(StoreContract):
+    """Against the real PostgreSQL, through connections acting as fracas_app."""
+
+    @pytest.fixture
+    def backend(self, store: PostgresEventStore) -> Backend:
+        # Another instance shares the pool but not the head cache.
+        return Backend(store, lambda: PostgresEventStore(store._pool))
+
+
+class TestMemoryEventStore(StoreContract):
+    """In memory: a fresh store per test."""
+
+    @pytest.fixture
+    def backend(self) -> Backend:
+        store = MemoryEventStore()
+        return Backend(store, lambda: store)
