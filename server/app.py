@@ -25,7 +25,6 @@ from domain.encounter import CORE_SETTINGS
 from domain.errors import Refused
 from domain.rules import REGISTRY
 from domain.rules.options import MAX_OPTIONS_BYTES, describe_all
-from domain.state import SPECTATOR, Principal
 from domain.verify import verify
 from projections import audit as auditing
 from projections import export as exporting
@@ -57,7 +56,7 @@ from server.live import WsMessage, WsServerMessage, ws_encounter
 from server.live_war import ws_campaign
 from server.log_api import routes as log_routes
 from server.metrics import Metrics
-from server.requests import bearer, body_of, limit_creation, service, view_role
+from server.requests import bearer, body_of, caller, limit_creation, service, view_role
 from server.service import CommandKey, EncounterService, Replayed, parse_id
 from server.simulate_api import routes as simulate_routes
 from server.store import PostgresEventStore
@@ -69,18 +68,6 @@ from server.webhooks import routes as webhook_routes
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"
-
-
-async def caller(request: Request, encounter_id: str, required: bool = True) -> Principal:
-    token = bearer(request)
-    if token is None:
-        if required:
-            raise HTTPError(401, "unauthorized", "send Authorization: Bearer <token>")
-        return SPECTATOR
-    who = await service(request).principal(encounter_id, token)
-    if who is None:
-        raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
-    return who
 
 
 def int_param(request: Request, name: str, default: int | None) -> int | None:

@@ -18,20 +18,14 @@ from server import auth
 from server.campaigns import load as load_war
 from server.campaigns import parse_campaign
 from server.errors import HTTPError, json_response
-from server.requests import bearer, service, view_role
+from server.requests import bearer, caller, service, view_role
 from server.service import parse_id
 
 
 async def encounter_dice(request: Request) -> Response:
     svc = service(request)
     eid = parse_id(request.path_params["id"])
-    token = bearer(request)
-    role = "public"
-    if token is not None:
-        who = await svc.principal(eid, token)
-        if who is None:
-            raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
-        role = view_role(who)
+    role = view_role(await caller(request, eid, required=False))
     envs = await svc.envelopes(eid)
     if not envs:
         raise HTTPError(404, "not_found", f"no encounter {eid}")

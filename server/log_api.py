@@ -21,7 +21,7 @@ from projections.board import LOG_LINES, log_page
 from projections.view import Projection
 from server.bounds import MAX_PARAM, whole_param
 from server.errors import HTTPError, json_response
-from server.requests import bearer, service, view_role
+from server.requests import caller, service, view_role
 from server.service import parse_id, stream_of
 
 MAX_LIMIT = 200
@@ -30,13 +30,7 @@ MAX_LIMIT = 200
 async def get_log(request: Request) -> Response:
     svc = service(request)
     eid = parse_id(request.path_params["id"])
-    token = bearer(request)
-    role = "public"
-    if token is not None:
-        who = await svc.principal(eid, token)
-        if who is None:
-            raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
-        role = view_role(who)
+    role = view_role(await caller(request, eid, required=False))
     before = _param(request, "before", MAX_PARAM)
     limit = _param(request, "limit", LOG_LINES)
     if not 1 <= limit <= MAX_LIMIT:

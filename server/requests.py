@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.websockets import WebSocket
 
-from domain.state import Principal
+from domain.state import SPECTATOR, Principal
 from server.bounds import check_json
 from server.errors import HTTPError
 from server.ratelimit import RateLimiter
@@ -62,3 +62,17 @@ def limit_creation(request: Request) -> None:
 
 def view_role(who: Principal) -> str:
     return "gm" if who.role == "gm" else "public"
+
+
+async def caller(request: Request, encounter_id: str, required: bool = True) -> Principal:
+    """Who the bearer token makes the caller (a spectator with no token unless one is
+    `required`); 401 for a token that gives no access to this encounter."""
+    token = bearer(request)
+    if token is None:
+        if required:
+            raise HTTPError(401, "unauthorized", "send Authorization: Bearer <token>")
+        return SPECTATOR
+    who = await service(request).principal(encounter_id, token)
+    if who is None:
+        raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
+    return who

@@ -59,9 +59,9 @@ def server_url() -> Iterator[str]:
         embedded.stop()
 
 
-@pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def database_url(server_url: str) -> AsyncIterator[str]:
-    """A fresh database with schema.sql applied, dropped at the end of the session."""
+@contextlib.asynccontextmanager
+async def fresh_database(server_url: str) -> AsyncIterator[str]:
+    """A new database `fracas_test_<hex>` on the server, schema.sql applied; dropped after."""
     name = f"fracas_test_{secrets.token_hex(6)}"
     admin = await asyncpg.connect(server_url)
     try:
@@ -74,12 +74,21 @@ async def database_url(server_url: str) -> AsyncIterator[str]:
         await apply_schema(conn)
     finally:
         await conn.close()
-    yield url
-    admin = await asyncpg.connect(server_url)
     try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        yield url
     finally:
-        await admin.close()
+        admin = await asyncpg.connect(server_url)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def database_url(server_url: str) -> AsyncIterator[str]:
+    """A fresh database with schema.sql applied, dropped at the end of the session."""
+    async with fresh_database(server_url) as url:
+        yield url
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")

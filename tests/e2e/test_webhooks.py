@@ -10,7 +10,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import socket
 import threading
 import time
@@ -19,11 +18,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from unittest import mock
 
-import asyncpg
 import pytest
 import pytest_asyncio
 
-from server.db import apply_schema, url_with_database
+from tests.conftest import fresh_database
 from tests.e2e.conftest import Api, free_port, start_server, stop_server
 
 FAST = {
@@ -87,24 +85,8 @@ class Receiver:
 async def hook_database(server_url: str) -> AsyncIterator[str]:
     """A database of its own: every instance on a database delivers its webhooks, and the
     session's other servers are not allowed to call 127.0.0.1."""
-    name = f"fracas_test_{secrets.token_hex(6)}"
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url = url_with_database(server_url, name)
-    conn = await asyncpg.connect(url)
-    try:
-        await apply_schema(conn)
-    finally:
-        await conn.close()
-    yield url
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+    async with fresh_database(server_url) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
