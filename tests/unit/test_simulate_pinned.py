@@ -1,0 +1,76 @@
+"""The resolver's numbers for a given seed are pinned: a faster engine must fight the same
+duels. The values below were recorded before the resolver was optimised (issue 13 part 7);
+if a rule change moves them on purpose, record them again and say so in the commit."""
+
+from __future__ import annotations
+
+import hashlib
+
+import msgspec
+
+from domain.dice import commitment
+from domain.events import event_data
+from domain.simulate import RevealingRoller, fight, fight_seed, simulate
+
+# fights 1..40 of seed "pin", each one's winner, rounds and event stream, in one digest
+PINNED_FIGHTS = "eeff23a1accfb5551687908743cbb81e840aed9ce5a33b8b074382114f95c920"
+
+
+def _digest(events: list[object]) -> str:
+    data = [list(event_data(e)) for e in events]  # type: ignore[arg-type]
+    return hashlib.sha256(msgspec.json.encode(data)).hexdigest()
+
+
+def test_a_seeded_run_gives_the_pinned_wins_rounds_and_damage() -> None:
+    s = simulate("milicien", "fangeux", 300, seed="pin")
+    assert (s.wins, s.draws) == ({"a": 69, "b": 231}, 0)
+    assert round(s.mean_rounds, 6) == 5.423333
+    assert round(s.sd_rounds, 6) == 1.53579
+    assert round(s.mean_damage_per_hit, 6) == 19.039593
+    assert sorted(s.rounds_counts.items()) == [
+        (3, 26), (4, 61), (5, 85), (6, 58), (7, 42), (8, 20), (9, 4), (10, 3), (12, 1),
+    ]  # fmt: skip
+    assert sorted(s.damage_counts.items()) == [
+        (6, 19), (7, 9), (8, 20), (9, 13), (10, 24), (11, 24), (12, 8), (13, 9), (14, 6),
+        (15, 127), (16, 135), (17, 128), (18, 251), (19, 228), (20, 234), (21, 90), (22, 84),
+        (23, 148), (24, 45), (25, 45), (26, 31), (27, 37), (28, 53),
+    ]  # fmt: skip
+
+
+def test_the_example_fight_of_a_seeded_run_is_the_pinned_stream() -> None:
+    s = simulate("milicien", "fangeux", 300, seed="pin")
+    assert s.example is not None
+    assert len(s.example.events) == 193
+    assert _digest(s.example.events) == (
+        "f155c6e2f1250338d3c1ed8ad5318b165d6ab45a527b5088281d764308634351"
+    )
+
+
+def test_another_seed_and_order_give_their_pinned_numbers() -> None:
+    s = simulate("fangeux", "milicien", 120, seed=7)
+    assert (s.wins, s.draws) == ({"a": 93, "b": 27}, 0)
+    assert sorted(s.rounds_counts.items()) == [
+        (3, 8), (4, 31), (5, 29), (6, 25), (7, 16), (8, 9), (9, 2),
+    ]  # fmt: skip
+    assert round(s.mean_damage_per_hit, 6) == 19.16
+    assert s.example is not None
+    assert _digest(s.example.events) == (
+        "733db72976c2406dee041208bbb6500294b110e008e31c6b112b5b4259dd122c"
+    )
+
+
+def test_every_fight_of_a_seeded_run_is_pinned_one_by_one() -> None:
+    """Fights 1..40 (not closed) fought alone give the same streams, in one digest."""
+    whole = hashlib.sha256()
+    for n in range(1, 41):
+        encounter_id, secret = fight_seed("pin", n)
+        roller = RevealingRoller(encounter_id, {"main": secret}, {}, "")
+        result = fight(
+            "milicien",
+            "fangeux",
+            roller,
+            encounter_id=encounter_id,
+            commitments={"main": (commitment(secret), False)},
+        )
+        whole.update(f"{result.winner}:{result.rounds}:{_digest(result.events)}".encode())
+    assert whole.hexdigest() == PINNED_FIGHTS
