@@ -51,9 +51,15 @@ class Ctx:
     """One decision in progress: the working state, the dice and the events so far."""
 
     def __init__(
-        self, state: EncounterState, dice: Dice, who: Principal, rules: RuleSystem
+        self,
+        state: EncounterState,
+        dice: Dice,
+        who: Principal,
+        rules: RuleSystem,
+        *,
+        clone: bool = True,
     ) -> None:
-        self.state = state.clone()
+        self.state = state.clone() if clone else state  # not a clone: the caller gave it up
         self.dice = dice
         self.who = who
         self.rules = rules

@@ -133,7 +133,7 @@ class _Duel:
         self.dice = dice
 
     def run(self, command: cmd.Command) -> None:
-        new, self.state = decide_and_fold(self.state, command, self.dice)
+        new, self.state = decide_and_fold(self.state, command, self.dice, give_up=True)
         self.events.extend(new)
 
 
