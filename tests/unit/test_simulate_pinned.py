@@ -74,3 +74,19 @@ def test_every_fight_of_a_seeded_run_is_pinned_one_by_one() -> None:
         )
         whole.update(f"{result.winner}:{result.rounds}:{_digest(result.events)}".encode())
     assert whole.hexdigest() == PINNED_FIGHTS
+
+
+def test_fights_spread_over_workers_give_the_numbers_of_one_run_in_a_row() -> None:
+    seen: list[int] = []
+    one = simulate("milicien", "fangeux", 300, seed="pin")
+    two = simulate("milicien", "fangeux", 300, seed="pin", progress=seen.append, jobs=2)
+    three = simulate("milicien", "fangeux", 300, seed="pin", jobs=3)
+    for many in (two, three):
+        assert (many.wins, many.draws) == (one.wins, one.draws)
+        assert (many.mean_rounds, many.sd_rounds) == (one.mean_rounds, one.sd_rounds)
+        assert many.mean_damage_per_hit == one.mean_damage_per_hit
+        assert list(many.rounds_counts.items()) == list(one.rounds_counts.items())
+        assert list(many.damage_counts.items()) == list(one.damage_counts.items())
+        assert many.example is not None and one.example is not None
+        assert many.example.events == one.example.events
+    assert seen[0] == 1 and seen[-1] == 300 and seen == sorted(seen)
