@@ -12,6 +12,7 @@ in, `FixedRoller` gives tests faces chosen in advance.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -170,8 +171,20 @@ def parse(expr: str) -> DiceExpr:
 
     Terms are `NdM` (N defaults to 1) or whole numbers, joined by `+` or `-`; dice may
     only be added. Case and spaces are ignored. Each group has 1..100 dice of 2..1000
-    faces, at most 100 dice in all.
+    faces, at most 100 dice in all. A text read before is not read again (a weapon's
+    damage dice, at every hit): the expression is frozen, so the one read is shared.
     """
+    if type(expr) is str:
+        return _parse(expr)
+    return _read(expr)
+
+
+@functools.lru_cache(maxsize=256)  # bounded: texts come from sheets and players
+def _parse(expr: str) -> DiceExpr:
+    return _read(expr)
+
+
+def _read(expr: str) -> DiceExpr:
     if not isinstance(expr, str):
         raise DiceError(f"a dice expression is text, not {type(expr).__name__}")
     text = "".join(expr.split()).lower()

@@ -219,13 +219,19 @@ def _hits(events: list[ev.Event]) -> list[Hit]:
     side: dict[str, str] = {}
     hits: list[Hit] = []
     for e in events:
-        if isinstance(e, ev.CombatantAdded):
+        kind = type(e)  # exact types: events are final classes, and a fight has many
+        if kind is ev.ReactionResolved:
+            assert isinstance(e, ev.ReactionResolved)
+            if "zone" in e.detail:
+                foe = next(s for c, s in side.items() if c != e.actor)
+                hits.append(Hit(foe, str(e.detail["zone"]), e.damage_taken))
+        elif kind is ev.ActionResolved:
+            assert isinstance(e, ev.ActionResolved)
+            if "zone" in e.detail:
+                hits.append(Hit(side[e.actor], str(e.detail["zone"]), int(e.detail["damage"])))
+        elif kind is ev.CombatantAdded:
+            assert isinstance(e, ev.CombatantAdded)
             side[e.combatant_id] = e.side
-        elif isinstance(e, ev.ReactionResolved) and "zone" in e.detail:
-            foe = next(s for c, s in side.items() if c != e.actor)
-            hits.append(Hit(foe, str(e.detail["zone"]), e.damage_taken))
-        elif isinstance(e, ev.ActionResolved) and "zone" in e.detail:
-            hits.append(Hit(side[e.actor], str(e.detail["zone"]), int(e.detail["damage"])))
     return hits
 
 
