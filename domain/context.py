@@ -51,9 +51,15 @@ class Ctx:
     """One decision in progress: the working state, the dice and the events so far."""
 
     def __init__(
-        self, state: EncounterState, dice: Dice, who: Principal, rules: RuleSystem
+        self,
+        state: EncounterState,
+        dice: Dice,
+        who: Principal,
+        rules: RuleSystem,
+        *,
+        clone: bool = True,
     ) -> None:
-        self.state = state.clone()
+        self.state = state.clone() if clone else state  # not a clone: the caller gave it up
         self.dice = dice
         self.who = who
         self.rules = rules
@@ -85,10 +91,11 @@ class Ctx:
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
         evolve(self.state, event)
-        if isinstance(event, (ev.TurnStarted, ev.TurnEnded)):
-            self._expire(event.actor, out=False)
-        elif isinstance(event, ev.CombatantDefeated):
-            self._expire(event.combatant_id, out=True)
+        kind = type(event)  # events are final classes: cheaper than isinstance, per event
+        if kind is ev.TurnStarted or kind is ev.TurnEnded:
+            self._expire(event.actor, out=False)  # type: ignore[attr-defined]
+        elif kind is ev.CombatantDefeated:
+            self._expire(event.combatant_id, out=True)  # type: ignore[attr-defined]
 
     def _expire(self, bearer: str, *, out: bool) -> None:
         """At an edge of `bearer`'s turn (evolve has counted it down), the conditions with

@@ -12,10 +12,12 @@ in, `FixedRoller` gives tests faces chosen in advance.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
 import secrets
+import struct
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import count
 from typing import Final, Protocol
@@ -97,13 +99,37 @@ def draw(
     """
     for size in sizes:
         check_size(size)
-    words = dice_words(seed, encounter_id, client_seed, n)
+    if n < 1:
+        raise DiceError(f"roll numbers start at 1, not {n}")
+    return _faces(hmac.new(seed, digestmod=hashlib.sha256), encounter_id, client_seed, n, sizes)
+
+
+_BLOCK: Final = struct.Struct(">8I")  # one HMAC-SHA256 block: eight big-endian words
+
+
+def _faces(
+    keyed: hmac.HMAC, encounter_id: str, client_seed: str, n: int, sizes: Sequence[int]
+) -> list[int]:
+    """`draw` with the seed's HMAC key already set up (`keyed` is copied, never updated):
+    the same words as `dice_words`, without a generator or a key schedule per block."""
+    prefix = f"{encounter_id}:{client_seed}:{n}:"
     faces: list[int] = []
+    words: tuple[int, ...] = ()
+    block = 0
+    at = 8
     for size in sizes:
         limit = _WORD - (_WORD % size)
-        u = next(words)
-        while u >= limit:
-            u = next(words)
+        while True:
+            if at == 8:
+                mac = keyed.copy()
+                mac.update(f"{prefix}{block}".encode())
+                words = _BLOCK.unpack(mac.digest())
+                block += 1
+                at = 0
+            u = words[at]
+            at += 1
+            if u < limit:
+                break
         faces.append(u % size + 1)
     return faces
 
@@ -145,8 +171,20 @@ def parse(expr: str) -> DiceExpr:
 
     Terms are `NdM` (N defaults to 1) or whole numbers, joined by `+` or `-`; dice may
     only be added. Case and spaces are ignored. Each group has 1..100 dice of 2..1000
-    faces, at most 100 dice in all.
+    faces, at most 100 dice in all. A text read before is not read again (a weapon's
+    damage dice, at every hit): the expression is frozen, so the one read is shared.
     """
+    if type(expr) is str:
+        return _parse(expr)
+    return _read(expr)
+
+
+@functools.lru_cache(maxsize=256)  # bounded: texts come from sheets and players
+def _parse(expr: str) -> DiceExpr:
+    return _read(expr)
+
+
+def _read(expr: str) -> DiceExpr:
     if not isinstance(expr, str):
         raise DiceError(f"a dice expression is text, not {type(expr).__name__}")
     text = "".join(expr.split()).lower()
@@ -251,6 +289,7 @@ class SeededRoller:
         self.hidden_seed_id = hidden_seed_id
         self._seeds = dict(seeds)
         self._next = dict(next_roll)
+        self._keyed: dict[str, hmac.HMAC] = {}  # the seeds' HMAC keys, set up once
 
     def __repr__(self) -> str:
         # Never show the seeds: a repr can end up in a log.
@@ -272,7 +311,12 @@ class SeededRoller:
         if seed is None:
             raise DiceError(f"no seed {seed_id!r} to roll with")
         n = self._next.get(seed_id, 1)
-        faces = draw(seed, self.encounter_id, self.client_seed, n, dice)
+        if n < 1:
+            raise DiceError(f"roll numbers start at 1, not {n}")
+        keyed = self._keyed.get(seed_id)
+        if keyed is None:
+            keyed = self._keyed[seed_id] = hmac.new(seed, digestmod=hashlib.sha256)
+        faces = _faces(keyed, self.encounter_id, self.client_seed, n, dice)
         self._next[seed_id] = n + 1
         return Drawn(faces, SERVER, seed_id, n, self.client_seed, dice)
 

@@ -458,12 +458,20 @@ def decide(
 
 
 def decide_and_fold(
-    state: EncounterState, command: cmd.Command, dice: Dice, who: Principal = GM
+    state: EncounterState,
+    command: cmd.Command,
+    dice: Dice,
+    who: Principal = GM,
+    *,
+    give_up: bool = False,
 ) -> tuple[list[ev.Event], EncounterState]:
     """`decide`, plus the state with the events already folded in (a new object).
 
     The decision folds every event it emits into its own clone anyway; a caller that
     keeps the state (the resolver, a cache) takes that clone instead of folding twice.
+    With `give_up` the caller hands `state` over: the decision folds into it, no clone
+    (the resolver's duels, which never look back). If the command is then refused, that
+    state is left half-folded and must be dropped.
     """
     if not state.ledger.encounter_id:
         raise NotFound("no such encounter")
@@ -475,7 +483,7 @@ def decide_and_fold(
     if manual is not None:
         _gm_only(who, "enter physical dice")
         dice = dicelib.ManualRoller(manual)
-    ctx = Ctx(state, dice, who, rules_of(state))
+    ctx = Ctx(state, dice, who, rules_of(state), clone=not give_up)
     HANDLERS[type(command)](ctx, command)
     ctx.rules.after_command(ctx)
     actor = ctx.game.actor

@@ -286,6 +286,26 @@ def _undone(state: EncounterState, event: ev.Undone) -> None:
         led.undone.append((event.to_version + 1, led.version - 1))
 
 
+Apply = Callable[[Any, Any], None]
+# Per event type, what folding one does: (ledger part, game part, kept in the history,
+# opens a step, opens a step when by_gm). One lookup per event on the hot path (the
+# resolver folds some 160 events a fight); built on first use of each type.
+_PLANS: dict[type[ev.Event], tuple[Apply | None, Apply | None, bool, bool, bool]] = {}
+
+
+def _plan(kind: type[ev.Event]) -> tuple[Apply | None, Apply | None, bool, bool, bool]:
+    kept = kind not in LEDGER_ONLY
+    plan = (
+        _LEDGER.get(kind),
+        _GAME.get(kind) if kept else None,
+        kept,
+        kept and kind in STEP_OPENERS,
+        kept and kind in _GM_STEPS,
+    )
+    _PLANS[kind] = plan
+    return plan
+
+
 def evolve(state: EncounterState, event: ev.Event) -> EncounterState:
     """Apply one stored event. Mutates and returns `state`."""
     led = state.ledger
@@ -295,14 +315,13 @@ def evolve(state: EncounterState, event: ev.Event) -> EncounterState:
         assert isinstance(event, ev.Undone)
         _undone(state, event)
         return state
-    apply_ledger = _LEDGER.get(kind)
+    apply_ledger, apply_game, kept, opens, gm_opens = _PLANS.get(kind) or _plan(kind)
     if apply_ledger is not None:
         apply_ledger(led, event)
-    if kind not in LEDGER_ONLY:
+    if kept:
         led.history.append((led.version, event))
-        if kind in STEP_OPENERS or (kind in _GM_STEPS and getattr(event, "by_gm", False)):
+        if opens or (gm_opens and getattr(event, "by_gm", False)):
             led.steps.append(led.version)
-        apply_game = _GAME.get(kind)
         if apply_game is not None:
             apply_game(state.game, event)
     return state

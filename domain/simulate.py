@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import math
+import multiprocessing
+import os
 import uuid
+from array import array
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +27,7 @@ from domain import events as ev
 from domain.context import Dice
 from domain.dice import SeededRoller, commitment
 from domain.encounter import decide_and_fold, open_encounter
+from domain.errors import Refused
 from domain.evolve import replay
 from domain.rules import d20_na_payloads as pl
 from domain.rules.d20_na_turns import budget
@@ -36,6 +40,7 @@ __all__ = [
     "Rate",
     "Summary",
     "buckets",
+    "default_jobs",
     "fight",
     "simulate",
     "wilson",
@@ -133,7 +138,7 @@ class _Duel:
         self.dice = dice
 
     def run(self, command: cmd.Command) -> None:
-        new, self.state = decide_and_fold(self.state, command, self.dice)
+        new, self.state = decide_and_fold(self.state, command, self.dice, give_up=True)
         self.events.extend(new)
 
 
@@ -214,14 +219,20 @@ def _hits(events: list[ev.Event]) -> list[Hit]:
     side: dict[str, str] = {}
     hits: list[Hit] = []
     for e in events:
-        if isinstance(e, ev.CombatantAdded):
+        kind = type(e)  # exact types: events are final classes, and a fight has many
+        if kind is ev.ReactionResolved:
+            assert isinstance(e, ev.ReactionResolved)
+            if e.detail.get("zone"):
+                foe = next(s for c, s in side.items() if c != e.actor)
+                hits.append(Hit(foe, pl.decode(e.detail, pl.Defended).zone, e.damage_taken))
+        elif kind is ev.ActionResolved:
+            assert isinstance(e, ev.ActionResolved)
+            if e.detail.get("zone"):
+                landed = pl.decode(e.detail, pl.Hit)
+                hits.append(Hit(side[e.actor], landed.zone, landed.damage))
+        elif kind is ev.CombatantAdded:
+            assert isinstance(e, ev.CombatantAdded)
             side[e.combatant_id] = e.side
-        elif isinstance(e, ev.ReactionResolved) and e.detail.get("zone"):
-            foe = next(s for c, s in side.items() if c != e.actor)
-            hits.append(Hit(foe, pl.decode(e.detail, pl.Defended).zone, e.damage_taken))
-        elif isinstance(e, ev.ActionResolved) and e.detail.get("zone"):
-            landed = pl.decode(e.detail, pl.Hit)
-            hits.append(Hit(side[e.actor], landed.zone, landed.damage))
     return hits
 
 
@@ -229,6 +240,95 @@ def fight_seed(seed: int | str, n: int) -> tuple[str, bytes]:
     """Fight n's encounter id and dice seed, derived from `seed` (reproducible)."""
     digest = hashlib.sha256(f"fracas-simulate:{seed}:{n}".encode()).digest()
     return str(uuid.UUID(bytes=digest[:16])), digest
+
+
+class _Tally:
+    """What a run keeps of its fights, in fight order, so that runs cut into chunks
+    (one per worker) add up to exactly the numbers of one run in a row."""
+
+    def __init__(self) -> None:
+        self.wins = {"a": 0, "b": 0}
+        self.draws = 0
+        self.rounds = array("i")  # per fight, in order: the spread is summed in that order
+        self.damage: Counter[int] = Counter()
+        self.damage_sum = 0
+        self.hits = 0
+
+    def add(self, result: FightResult) -> None:
+        if result.winner is None:
+            self.draws += 1
+        else:
+            self.wins[result.winner] += 1
+        self.rounds.append(result.rounds)
+        for h in result.hits:
+            self.damage[h.damage] += 1
+            self.damage_sum += h.damage
+        self.hits += len(result.hits)
+
+    def merge(self, other: _Tally) -> None:
+        for side in SIDES:
+            self.wins[side] += other.wins[side]
+        self.draws += other.draws
+        self.rounds.extend(other.rounds)
+        self.damage.update(other.damage)  # first seen first, as one run in a row counts
+        self.damage_sum += other.damage_sum
+        self.hits += other.hits
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One run's fighters and seed: what a worker needs to fight a chunk of it."""
+
+    a: Fighter
+    b: Fighter
+    seed: int | str
+    settings: Mapping[str, Any] | None
+    names: tuple[str, str]
+
+
+def _fight_n(run: _Run, n: int) -> FightResult:
+    """Fight number n of a run, with its own dice (`fight_seed`): the same fight whoever
+    fights it, in whatever order."""
+    encounter_id, secret = fight_seed(run.seed, n)
+    roller = RevealingRoller(encounter_id, {"main": secret}, {}, "")
+    return fight(
+        run.a,
+        run.b,
+        roller,
+        run.settings,
+        names=run.names,
+        encounter_id=encounter_id,
+        commitments={"main": (commitment(secret), False)},
+        close=n == 0,  # the example fight is kept whole: closed, seeds revealed
+    )
+
+
+def _chunk(job: tuple[_Run, int, int]) -> _Tally | tuple[str, str, str | None]:
+    """Fights start..stop-1 of a run (in a worker): their tally, or the refusal that
+    stopped them as plain data (a refusal's own class may not survive pickling)."""
+    run, start, stop = job
+    tally = _Tally()
+    try:
+        for n in range(start, stop):
+            tally.add(_fight_n(run, n))
+    except Refused as e:
+        return (e.code, e.message, e.rule)
+    return tally
+
+
+def _chunks(fights: int, jobs: int) -> list[tuple[int, int]]:
+    """Fights 1..fights-1 cut into chunks: a few per worker (so the last ones finish
+    together) and not too small (each costs a round trip)."""
+    size = max(50, min(2000, fights // (jobs * 8) + 1))
+    return [(n, min(fights, n + size)) for n in range(1, fights, size)]
+
+
+def default_jobs() -> int:
+    """The cores this process may run on: `fracas simulate --jobs` defaults to all."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def simulate(
@@ -239,49 +339,62 @@ def simulate(
     settings: Mapping[str, Any] | None = None,
     names: tuple[str, str] = ("A", "B"),
     progress: Callable[[int], None] | None = None,
+    jobs: int = 1,
 ) -> Summary:
     """Win rates (95% Wilson), rounds and damage per hit over `fights` seeded duels.
 
-    `progress(done)` is called after each fight (the CLI draws its progress bar).
+    `progress(done)` is called as fights finish (the CLI draws its progress bar). With
+    `jobs` above 1 the fights are spread over that many worker processes; each fight's
+    dice come from its number alone, and the tallies are added up in fight order, so
+    the numbers are the same for any `jobs`.
     """
-    wins = {"a": 0, "b": 0}
-    draws = 0
-    rounds: list[int] = []
-    damage: list[int] = []
+    run = _Run(a, b, seed, settings, names)
+    tally = _Tally()
     example: FightResult | None = None
-    for n in range(fights):
-        encounter_id, secret = fight_seed(seed, n)
-        roller = RevealingRoller(encounter_id, {"main": secret}, {}, "")
-        result = fight(
-            a,
-            b,
-            roller,
-            settings,
-            names=names,
-            encounter_id=encounter_id,
-            commitments={"main": (commitment(secret), False)},
-            close=n == 0,  # the example fight is kept whole: closed, seeds revealed
-        )
-        example = example or result
-        if result.winner is None:
-            draws += 1
-        else:
-            wins[result.winner] += 1
-        rounds.append(result.rounds)
-        damage.extend(h.damage for h in result.hits)
+    if fights:
+        example = _fight_n(run, 0)  # here, first: a sheet the rules refuse stops us at once
+        tally.add(example)
         if progress is not None:
-            progress(n + 1)
+            progress(1)
+    pieces = [(run, start, stop) for start, stop in _chunks(fights, max(1, jobs))]
+    if jobs > 1 and len(pieces) > 1:
+        with multiprocessing.get_context().Pool(min(jobs, len(pieces))) as pool:
+            _gather(tally, pool.imap(_chunk, pieces), pieces, progress)
+    else:
+        for n in range(1, fights):
+            tally.add(_fight_n(run, n))
+            if progress is not None:
+                progress(n + 1)
+    return _summary(fights, tally, example)
+
+
+def _gather(
+    tally: _Tally,
+    results: Iterable[_Tally | tuple[str, str, str | None]],
+    pieces: list[tuple[_Run, int, int]],
+    progress: Callable[[int], None] | None,
+) -> None:
+    for (_, _, stop), part in zip(pieces, results, strict=True):
+        if not isinstance(part, _Tally):
+            raise Refused(*part)
+        tally.merge(part)
+        if progress is not None:
+            progress(stop)
+
+
+def _summary(fights: int, tally: _Tally, example: FightResult | None) -> Summary:
+    rounds = tally.rounds
     mean = sum(rounds) / fights if fights else 0.0
     spread = math.sqrt(sum((r - mean) ** 2 for r in rounds) / (fights - 1)) if fights > 1 else 0.0
     return Summary(
         fights=fights,
-        wins=wins,
-        draws=draws,
-        rates={s: wilson(wins[s], fights) for s in SIDES},
+        wins=tally.wins,
+        draws=tally.draws,
+        rates={s: wilson(tally.wins[s], fights) for s in SIDES},
         mean_rounds=mean,
         sd_rounds=spread,
-        mean_damage_per_hit=sum(damage) / len(damage) if damage else 0.0,
+        mean_damage_per_hit=tally.damage_sum / tally.hits if tally.hits else 0.0,
         example=example,
         rounds_counts=dict(Counter(rounds)),
-        damage_counts=dict(Counter(damage)),
+        damage_counts=dict(tally.damage),
     )

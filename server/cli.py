@@ -25,7 +25,13 @@ from server.offline import (
     fracas_home,
     with_service,
 )
-from server.simulation import LANGS, SIMULATE_RULESETS, count_fights, simulate_cmd
+from server.simulation import (
+    LANGS,
+    SIMULATE_RULESETS,
+    count_fights,
+    count_jobs,
+    simulate_cmd,
+)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -329,6 +335,12 @@ def parser() -> argparse.ArgumentParser:
         help="how many fights, 1 to 10000000 (default %(default)s)",
     )
     m.add_argument("--seed", default=None, help="makes the run reproducible")
+    m.add_argument(
+        "--jobs",
+        type=count_jobs,
+        default=None,
+        help="worker processes (default: all cores); the numbers do not depend on it",
+    )
     m.add_argument("--lang", choices=LANGS, default="en", help="language of the report")
     m.add_argument(
         "--setting",

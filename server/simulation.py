@@ -231,7 +231,7 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     """`fracas simulate`: many seeded 1v1 duels, their statistics and one told fight."""
     rules = REGISTRY[args.ruleset]  # argparse offers SIMULATE_RULESETS only
     from domain.errors import Refused
-    from domain.simulate import simulate
+    from domain.simulate import default_jobs, simulate
 
     try:
         (a, name_a), (b, name_b) = _fighter(args.a, rules), _fighter(args.b, rules)
@@ -251,14 +251,23 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.token_hex(6)
     shown = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
     progress = _Progress(args.fights, shown and args.fights > 1)
+    jobs = args.jobs if args.jobs is not None else default_jobs()
+    started = time.perf_counter()
     try:
-        summary = simulate(a, b, args.fights, seed, settings, names, progress)
+        summary = simulate(a, b, args.fights, seed, settings, names, progress, jobs)
     except Refused as e:
         progress.close()
         rule = f" ({e.rule})" if e.rule else ""
         print(f"fracas simulate: {e.message}{rule}", file=sys.stderr)
         return 2
     progress.close()
+    elapsed = max(time.perf_counter() - started, 1e-9)
+    # On stderr, like the progress bar: stdout stays the same for the same seed.
+    print(
+        f"{args.fights} fights in {elapsed:.2f} s: {args.fights / elapsed:.0f} fights/s"
+        f" ({jobs} job{'s' if jobs != 1 else ''})",
+        file=sys.stderr,
+    )
     if not args.save:
         print(simulation_report(summary, names, args, seed))
         return 0
@@ -287,6 +296,16 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     except UserError:  # the database is out of reach: the statistics still stand
         print(simulation_report(summary, names, args, seed))
         raise
+
+
+def count_jobs(raw: str) -> int:
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 256:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a number of jobs from 1 to 256")
+    return n
 
 
 def count_fights(raw: str) -> int:

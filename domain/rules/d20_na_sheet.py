@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from domain import dice as dicelib
 from domain.errors import Invalid, RuleViolation
 from domain.rules.d20_na_tables import AIMABLE
@@ -146,8 +148,36 @@ def _hands(weapons: list[dict[str, Any]], off_hand: Any, shield: Any) -> str | N
     return name
 
 
+_CHECKED: dict[bytes, bytes] = {}  # a sheet as JSON -> its normalised sheet as JSON
+_CHECKED_MOST = 256
+_json = msgspec.json.Encoder()
+
+
 def validate(sheet: Mapping[str, Any]) -> dict[str, Any]:
-    """The normalised sheet, or Invalid naming the field (and the rule, if one)."""
+    """The normalised sheet, or Invalid naming the field (and the rule, if one).
+
+    A sheet checked before (the resolver adds the same two at every duel) is not
+    checked again: its normalised form is kept as JSON and decoded afresh, so no
+    caller shares (or could change) another's copy. Refused sheets are not kept.
+    """
+    try:
+        key = _json.encode(sheet)
+    except (TypeError, ValueError, OverflowError):  # not JSON: the check says why
+        return _validate(sheet)
+    known = _CHECKED.get(key)
+    if known is not None:
+        out: dict[str, Any] = msgspec.json.decode(known)
+        return out
+    out = _validate(sheet)
+    encoded = _json.encode(out)
+    if msgspec.json.decode(encoded) == out:  # it reads back the same (no tuples...)
+        if len(_CHECKED) >= _CHECKED_MOST:
+            _CHECKED.clear()
+        _CHECKED[key] = encoded
+    return out
+
+
+def _validate(sheet: Mapping[str, Any]) -> dict[str, Any]:
     raw = {ALIASES.get(k, k): v for k, v in sheet.items()}
     unknown = set(raw) - set(STATS) - set(OTHER)
     if unknown:

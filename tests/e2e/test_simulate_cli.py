@@ -113,9 +113,20 @@ def test_simulate_reads_sheets_from_json_files(tmp_path: Path) -> None:
 def test_the_progress_bar_goes_to_stderr_only() -> None:
     done = fracas(*DUEL, "--progress", "always")
     assert done.returncode == 0
-    # (text mode reads the bar's carriage returns as newlines)
-    assert done.stderr.rstrip().endswith("[" + "#" * 30 + "] 200/200"), done.stderr
+    # (text mode reads the bar's carriage returns as newlines); then the run's speed
+    *bar, speed = done.stderr.rstrip().splitlines()
+    assert bar[-1].endswith("[" + "#" * 30 + "] 200/200"), done.stderr
+    assert re.fullmatch(r"200 fights in \d+\.\d\d s: \d+ fights/s \(\d+ jobs?\)", speed)
     assert done.stdout == fracas(*DUEL).stdout
+
+
+def test_the_fights_spread_over_jobs_print_the_same_report() -> None:
+    one, two = fracas(*DUEL, "--jobs", "1"), fracas(*DUEL, "--jobs", "2")
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    assert one.stdout == two.stdout
+    assert re.search(r"200 fights in .* fights/s \(1 job\)$", one.stderr.strip())
+    assert re.search(r"200 fights in .* fights/s \(2 jobs\)$", two.stderr.strip())
+    assert "fights/s" not in one.stdout  # stdout stays the same for the same seed
 
 
 @pytest.mark.parametrize(
@@ -125,6 +136,7 @@ def test_the_progress_bar_goes_to_stderr_only() -> None:
         (("--ruleset", "chess", "milicien", "fangeux"), "invalid choice: 'chess'"),
         (("milicien", "nobody"), "not a preset"),
         (("milicien", "fangeux", "--setting", "bogus=1"), "unknown setting"),
+        (("milicien", "fangeux", "--jobs", "0"), "not a number of jobs"),
     ],
 )
 def test_what_the_resolver_cannot_do_exits_2_with_a_reason(
@@ -191,6 +203,6 @@ def test_save_with_the_database_out_of_reach_still_reports_the_fight_not_saved()
     done = fracas(*DUEL, "--save", database_url=f"postgresql://u:hunter2@127.0.0.1:{port}/x")
     assert done.returncode == 2
     assert "One fight (not saved):" in done.stdout and "saved as" not in done.stdout
-    assert done.stderr.strip() == (
+    assert done.stderr.strip().splitlines()[-1] == (
         f"fracas simulate: cannot reach PostgreSQL at 127.0.0.1:{port}: connection refused"
     )
