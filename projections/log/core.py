@@ -258,6 +258,15 @@ def principal(name: str) -> str:
     return "GM" if name == "gm" else name
 
 
+def sender(name: str, w: Words, fr: bool = False) -> str:
+    """A sender as the table knows it: "GM", or a player by their combatants' names
+    ("player:c1,c3" -> "Ayla, Brun"), never by ids."""
+    if name.startswith("player:"):
+        ids = [cid for cid in name[len("player:") :].split(",") if cid]
+        return w.names(ids, fr=fr) if ids else ("un joueur" if fr else "a player")
+    return ("le MJ" if fr else "GM") if name == "gm" else principal(name)
+
+
 def outcome_words(code: str, fr: bool = False) -> str:
     """An outcome code in words: "critical_success" -> "critical success"."""
     words = _OUTCOMES.get(code)
@@ -366,8 +375,7 @@ def _turn(e: ev.TurnStarted, w: Words) -> Said:
 
 def _disputed(e: ev.RollDisputed, w: Words) -> Said:
     hidden = e.seq in w.state.ledger.hidden_rolls
-    by = principal(e.by)
-    by_fr = "le MJ" if e.by == "gm" else by
+    by, by_fr = sender(e.by, w), sender(e.by, w, fr=True)
     return Said(
         f"Roll {e.seq} disputed by {by}: {e.reason}",
         f"Jet {e.seq} contesté par {by_fr} : {e.reason}",

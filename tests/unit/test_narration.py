@@ -16,7 +16,7 @@ import pytest
 from domain import commands as cmd
 from domain import events as ev
 from domain.dice import FixedRoller
-from domain.encounter import decide, open_encounter
+from domain.encounter import decide, decide_and_fold, open_encounter
 from domain.evolve import evolve, replay
 from domain.state import GM
 from projections.export import FORMATS, last_turn, render
@@ -226,3 +226,17 @@ def test_a_gm_only_armor_and_hp_stay_off_the_public_hit_line() -> None:
     assert "PR 5" not in public and "20 -> 11" not in public and "level 1" not in public
     gm = str(render(envelopes, "gm", "text", include_hidden=True))
     assert "B's HP: 20 -> 11" in gm and "B's armor PR: 10 -> 5" in gm
+
+
+def test_a_dispute_names_the_players_combatant_never_an_id() -> None:
+    from projections.log.core import describe
+
+    state = replay(open_encounter("e", "plain-d100", "t", {}, {"main": ("00", False)}))
+    for name in ("Ayla", "Brun"):
+        state = decide_and_fold(
+            state, cmd.AddCombatant(name=name, side=name, preset="guard"), FixedRoller([])
+        )[1]
+    line = describe(ev.RollDisputed(seq=1, by="player:c1,c2", reason="a 12"), state, 9)
+    assert line is not None
+    assert line.text == "Roll 1 disputed by Ayla and Brun: a 12"
+    assert line.text_fr == "Jet 1 contesté par Ayla et Brun : a 12"
