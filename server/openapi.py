@@ -331,6 +331,34 @@ def openapi() -> dict[str, Any]:
     }
 
 
+def _channel(
+    address: str, what: str, client: Any, server: Any, description: str = ""
+) -> dict[str, Any]:
+    """One websocket channel: its `token`/`after` query and its two message kinds."""
+    channel: dict[str, Any] = {
+        "address": address,
+        "parameters": {"id": {"description": what}},
+        "bindings": {
+            "ws": {
+                "query": {
+                    "type": "object",
+                    "properties": {
+                        "token": {"type": "string"},
+                        "after": {"type": "string", "pattern": "^[0-9]+$"},
+                    },
+                }
+            }
+        },
+        "messages": {
+            "client": {"payload": client, "summary": "a ping"},
+            "server": {"payload": server, "summary": "snapshot, update, pong or error"},
+        },
+    }
+    if description:
+        channel["description"] = description
+    return channel
+
+
 @cache
 def asyncapi() -> dict[str, Any]:
     """The AsyncAPI 3 document of WS /ws/encounters/{id} (CONTRACT section 7) and of
@@ -352,49 +380,17 @@ def asyncapi() -> dict[str, Any]:
         },
         "servers": {"local": {"host": "127.0.0.1:8000", "protocol": "ws"}},
         "channels": {
-            "encounter": {
-                "address": "/ws/encounters/{id}",
-                "parameters": {"id": {"description": "the encounter's uuid"}},
-                "bindings": {
-                    "ws": {
-                        "query": {
-                            "type": "object",
-                            "properties": {
-                                "token": {"type": "string"},
-                                "after": {"type": "string", "pattern": "^[0-9]+$"},
-                            },
-                        }
-                    }
-                },
-                "messages": {
-                    "client": {"payload": client, "summary": "a ping"},
-                    "server": {
-                        "payload": server,
-                        "summary": "snapshot, update, pong or error",
-                    },
-                },
-            },
-            "war": {
-                "address": "/ws/campaigns/{id}",
-                "parameters": {"id": {"description": "the War's uuid"}},
-                "description": "The same frames for a War's stream: the War's board (day,"
-                " characters and their pools) in `board`; sheets only for the War's GM.",
-                "bindings": {
-                    "ws": {
-                        "query": {
-                            "type": "object",
-                            "properties": {
-                                "token": {"type": "string"},
-                                "after": {"type": "string", "pattern": "^[0-9]+$"},
-                            },
-                        }
-                    }
-                },
-                "messages": {
-                    "client": {"payload": client, "summary": "a ping"},
-                    "server": {"payload": server, "summary": "snapshot, update, pong or error"},
-                },
-            },
+            "encounter": _channel(
+                "/ws/encounters/{id}", "the encounter's uuid", client, server
+            ),
+            "war": _channel(
+                "/ws/campaigns/{id}",
+                "the War's uuid",
+                client,
+                server,
+                "The same frames for a War's stream: the War's board (day, characters and"
+                " their pools) in `board`; sheets only for the War's GM.",
+            ),
         },
         "operations": {
             "receiveBoard": {

@@ -3,7 +3,7 @@
 import { api } from "./api.js";
 import { html, patch, $ } from "./dom.js";
 import { t, localized, outcome } from "./i18n.js";
-import { ct, diceCharts } from "./charts.js";
+import { diceCharts } from "./charts.js";
 
 let ctx = null; // {id, token, canDispute, onDisputed}
 let lastFocus = null;
@@ -119,7 +119,7 @@ export async function refreshAudit() {
   const body = $("#audit-body");
   body._rendered = null;
   body.innerHTML = String(html`${auditHtml(a)}${form}<section class="audit-dice" aria-labelledby="audit-dice-title">
-    <h3 id="audit-dice-title">${ct("dice_title")}</h3><div id="audit-dice"></div></section>`);
+    <h3 id="audit-dice-title">${t("dice_title")}</h3><div id="audit-dice"></div></section>`);
   showFairness(a, n);
   const f = $("#dispute-form");
   if (f) {

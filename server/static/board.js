@@ -2,7 +2,7 @@
 // resource bars, the pending reaction, and the log with dice faces and audit buttons.
 import { html, patch, $ } from "./dom.js";
 import { t, localized, lang } from "./i18n.js";
-import { ct, diceCharts } from "./charts.js";
+import { diceCharts } from "./charts.js";
 
 export function boardShell() {
   return html`
@@ -25,9 +25,9 @@ export function boardShell() {
       <ol id="log" class="log" aria-live="polite" aria-relevant="additions"></ol>
     </section>
     <section class="card dice-card" aria-labelledby="dice-title">
-      <h2 id="dice-title">${ct("dice_title")}</h2>
+      <h2 id="dice-title">${t("dice_title")}</h2>
       <div id="dice-stats"><p class="muted">${t("loading")}</p></div>
-      <p class="muted small">${ct("hidden_note")}</p>
+      <p class="muted small">${t("hidden_note")}</p>
     </section>`;
 }
 

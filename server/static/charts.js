@@ -3,41 +3,8 @@
 // rates). Every chart is role="img" with a label in words, and its numbers are also in a
 // collapsible table for screen readers and for anyone who prefers reading to looking.
 import { html } from "./dom.js";
-import { lang } from "./i18n.js";
+import { t, lang } from "./i18n.js";
 
-const STRINGS = {
-  en: {
-    dice_title: "Dice fairness", dice_none: "No dice rolled yet.", numbers: "The numbers",
-    face: "Face", count: "Count", expected: "Expected", src_server: "Server dice", src_manual: "Physical dice (entered by the GM)",
-    rolls_n: "{n} rolls", fair: "consistent with a fair die (p = {p})", unusual: "unusual: p = {p}",
-    few: "few rolls: expect at least 5 per face before judging", chart_dice: "{die}: {n} rolls, bars observed per face, line expected ({e} each)",
-    hidden_note: "Hidden GM rolls count here only once the encounter closes.",
-    bucket: "Range", chart_hist: "{title}: {n} in {k} ranges", rate: "Win rate", low: "95% low", high: "95% high",
-    chart_rates: "Win rates with their 95% intervals",
-    sim_charts: "Charts", hist_rounds: "Rounds per fight", hist_damage: "Damage per hit",
-    pin: "Keep for comparison", unpin: "Stop comparing", compare: "Side by side",
-    matchup_1: "Kept run", matchup_2: "This run", compare_hint: "Change a fighter (a shield, a skill) and start again to compare.",
-    delta: "{a}: win rate {from} → {to} ({d} points)",
-  },
-  fr: {
-    dice_title: "Équité des dés", dice_none: "Aucun dé lancé pour l’instant.", numbers: "Les chiffres",
-    face: "Face", count: "Nombre", expected: "Attendu", src_server: "Dés du serveur", src_manual: "Dés physiques (saisis par le MJ)",
-    rolls_n: "{n} jets", fair: "compatible avec un dé équilibré (p = {p})", unusual: "inhabituel : p = {p}",
-    few: "peu de jets : il en faut au moins 5 attendus par face pour juger", chart_dice: "{die} : {n} jets, barres observées par face, ligne attendue ({e} chacune)",
-    hidden_note: "Les jets cachés du MJ ne comptent ici qu’une fois la rencontre close.",
-    bucket: "Intervalle", chart_hist: "{title} : {n} en {k} intervalles", rate: "Taux de victoire", low: "Bas (95 %)", high: "Haut (95 %)",
-    chart_rates: "Taux de victoire et leurs intervalles à 95 %",
-    sim_charts: "Graphiques", hist_rounds: "Rounds par combat", hist_damage: "Dégâts par coup porté",
-    pin: "Garder pour comparer", unpin: "Ne plus comparer", compare: "Côte à côte",
-    matchup_1: "Combat gardé", matchup_2: "Ce combat", compare_hint: "Changez un combattant (un bouclier, une compétence) et relancez pour comparer.",
-    delta: "{a} : taux de victoire {from} → {to} ({d} points)",
-  },
-};
-
-export function ct(key, vars = {}) {
-  const text = STRINGS[lang()][key] ?? STRINGS.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, k) => String(vars[k] ?? ""));
-}
 
 const num = (x, digits = 2, least = 0) => Number(x).toLocaleString(lang() === "fr" ? "fr-FR" : "en-US",
   { minimumFractionDigits: least, maximumFractionDigits: digits });
@@ -45,7 +12,7 @@ const num = (x, digits = 2, least = 0) => Number(x).toLocaleString(lang() === "f
 /** A p-value in words: at or above 0.05 the die looks fair, below it the scatter is unusual. */
 export function pWords(p) {
   const shown = p >= 0.001 ? num(p, 3) : p.toExponential(1);
-  return p >= 0.05 ? ct("fair", { p: shown }) : ct("unusual", { p: shown });
+  return p >= 0.05 ? t("fair", { p: shown }) : t("unusual", { p: shown });
 }
 
 /**
@@ -83,7 +50,7 @@ export function barChart(bars, { expected = null, label = "", height = 110 } = {
 }
 
 /** Horizontal bars from 0 to 1 (rates), each with a whisker for its 95% interval. */
-export function rateChart(rows, { label = ct("chart_rates") } = {}) {
+export function rateChart(rows, { label = t("chart_rates") } = {}) {
   const W = 320;
   const rowH = 26;
   const left = 92;
@@ -108,7 +75,7 @@ function escText(s) {
 
 /** A collapsible table of the numbers behind a chart. */
 export function numbers(head, rows) {
-  return html`<details class="numbers"><summary>${ct("numbers")}</summary>
+  return html`<details class="numbers"><summary>${t("numbers")}</summary>
     <table class="facts num-table"><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
     <tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table></details>`;
 }
@@ -117,13 +84,13 @@ export function numbers(head, rows) {
 export function dieChart(die, s) {
   const bars = Object.entries(s.faces).map(([face, n]) => ({ label: face, value: n }));
   const verdict = s.df > 0 ? pWords(s.p_value) : "";
-  const few = s.df > 0 && s.expected < 5 ? html`<span class="muted small"> · ${ct("few")}</span>` : "";
+  const few = s.df > 0 && s.expected < 5 ? html`<span class="muted small"> · ${t("few")}</span>` : "";
   const cls = s.df > 0 && s.p_value < 0.05 ? "verdict unusual" : "verdict fair";
   return html`<figure class="die-chart" data-die="${die}">
-    <figcaption><b>${die}</b> · ${ct("rolls_n", { n: s.rolls })}</figcaption>
-    ${barChart(bars, { expected: s.expected, label: ct("chart_dice", { die, n: s.rolls, e: num(s.expected) }) })}
+    <figcaption><b>${die}</b> · ${t("rolls_n", { n: s.rolls })}</figcaption>
+    ${barChart(bars, { expected: s.expected, label: t("chart_dice", { die, n: s.rolls, e: num(s.expected) }) })}
     <p class="${cls}" data-p="${s.p_value}">${verdict}${few}</p>
-    ${numbers([ct("face"), ct("count"), ct("expected")], bars.map((b) => [b.label, b.value, num(s.expected)]))}
+    ${numbers([t("face"), t("count"), t("expected")], bars.map((b) => [b.label, b.value, num(s.expected)]))}
   </figure>`;
 }
 
@@ -134,10 +101,10 @@ export function diceCharts(stats, { only = null, source = null } = {}) {
     if (source && src !== source) continue;
     const dice = Object.entries(stats[src] || {}).filter(([die]) => !only || only.includes(die));
     if (!dice.length) continue;
-    parts.push(html`<h3 class="dice-src">${ct(`src_${src}`)}</h3>
+    parts.push(html`<h3 class="dice-src">${t(`src_${src}`)}</h3>
       <div class="die-charts">${dice.map(([die, s]) => dieChart(die, s))}</div>`);
   }
-  return parts.length ? parts : html`<p class="muted">${ct("dice_none")}</p>`;
+  return parts.length ? parts : html`<p class="muted">${t("dice_none")}</p>`;
 }
 
 /** A histogram answer ([{low, high, count}]) as a bar chart with its table. */
@@ -146,8 +113,8 @@ export function histogram(title, buckets) {
   const n = bars.reduce((s, b) => s + b.value, 0);
   return html`<figure class="hist-chart">
     <figcaption><b>${title}</b></figcaption>
-    ${barChart(bars, { label: ct("chart_hist", { title, n, k: bars.length }) })}
-    ${numbers([ct("bucket"), ct("count")], bars.map((b) => [b.label, b.value]))}
+    ${barChart(bars, { label: t("chart_hist", { title, n, k: bars.length }) })}
+    ${numbers([t("bucket"), t("count")], bars.map((b) => [b.label, b.value]))}
   </figure>`;
 }
 
@@ -157,11 +124,11 @@ export function simCharts(r, prefix = "sim") {
   const h = r.histograms || { rounds: [], damage_per_hit: [] };
   const pc = (x) => `${num(100 * x, 1, 1)}${lang() === "fr" ? " %" : "%"}`;
   return html`<div class="hist-charts" id="${prefix}-charts">
-    <figure class="hist-chart rate-chart"><figcaption><b>${ct("chart_rates")}</b></figcaption>
+    <figure class="hist-chart rate-chart"><figcaption><b>${t("chart_rates")}</b></figcaption>
       ${rateChart(rows)}
-      ${numbers(["", ct("rate"), ct("low"), ct("high")], rows.map((x) => [x.name, pc(x.rate), pc(x.low), pc(x.high)]))}</figure>
-    ${histogram(ct("hist_rounds"), h.rounds)}
-    ${histogram(ct("hist_damage"), h.damage_per_hit)}
+      ${numbers(["", t("rate"), t("low"), t("high")], rows.map((x) => [x.name, pc(x.rate), pc(x.low), pc(x.high)]))}</figure>
+    ${histogram(t("hist_rounds"), h.rounds)}
+    ${histogram(t("hist_damage"), h.damage_per_hit)}
   </div>`;
 }
 
@@ -169,12 +136,12 @@ export function simCharts(r, prefix = "sim") {
 export function simCompare(kept, now) {
   const pc = (x) => `${num(100 * x, 1, 1)}${lang() === "fr" ? " %" : "%"}`;
   const d = 100 * (now.rates.a.rate - kept.rates.a.rate);
-  const col = (r, key, id) => html`<section id="${id}" aria-label="${ct(key)}">
-    <h3>${ct(key)}: ${r.names.a} vs ${r.names.b}</h3>
+  const col = (r, key, id) => html`<section id="${id}" aria-label="${t(key)}">
+    <h3>${t(key)}: ${r.names.a} vs ${r.names.b}</h3>
     <p class="muted small">${r.fights} · seed ${r.seed}</p>
     ${simCharts(r, id)}</section>`;
-  return html`<h2>${ct("compare")}</h2>
-    <p class="sim-delta" id="sim-delta">${ct("delta", { a: now.names.a, from: pc(kept.rates.a.rate), to: pc(now.rates.a.rate),
+  return html`<h2>${t("compare")}</h2>
+    <p class="sim-delta" id="sim-delta">${t("win_delta", { a: now.names.a, from: pc(kept.rates.a.rate), to: pc(now.rates.a.rate),
       d: `${d >= 0 ? "+" : "−"}${num(Math.abs(d), 1, 1)}` })}</p>
     <div class="sim-compare">${col(kept, "matchup_1", "sim-kept")}${col(now, "matchup_2", "sim-now")}</div>`;
 }

@@ -1,4 +1,5 @@
 // UI strings in English and French; the choice is remembered in localStorage.
+import { CHART_STRINGS } from "./i18n-charts.js";
 import { CONSOLE_STRINGS } from "./i18n-console.js";
 
 const STRINGS = {
@@ -202,7 +203,7 @@ const STRINGS = {
   },
 };
 
-for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l]);
+for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l], CHART_STRINGS[l]);
 
 const KEY = "fracas:lang";
 let current = (() => {

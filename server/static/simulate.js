@@ -6,7 +6,7 @@
 import { api, request } from "./api.js";
 import { html, $, esc, copyText } from "./dom.js";
 import { t, lang } from "./i18n.js";
-import { ct, simCharts, simCompare } from "./charts.js";
+import { simCharts, simCompare } from "./charts.js";
 
 const KEY = "fracas:simulate";
 const SIDES = ["a", "b"];
@@ -141,10 +141,10 @@ function resultsView(r) {
       <div><dt>${t("sim_rounds")}</dt><dd id="sim-rounds">${t("sim_mean_sd", { mean: num(r.mean_rounds), sd: num(r.sd_rounds) })}</dd></div>
       <div><dt>${t("sim_damage")}</dt><dd id="sim-damage">${t("sim_mean", { mean: num(r.mean_damage_per_hit) })}</dd></div>
     </dl>
-    <h3>${ct("sim_charts")}</h3>
+    <h3>${t("sim_charts")}</h3>
     ${simCharts(r)}
-    <p class="sim-pin-row"><button type="button" id="sim-pin" class="secondary">${sim.kept ? ct("unpin") : ct("pin")}</button>
-      ${sim.kept ? "" : html`<span class="muted small">${ct("compare_hint")}</span>`}</p>
+    <p class="sim-pin-row"><button type="button" id="sim-pin" class="secondary">${sim.kept ? t("unpin") : t("pin")}</button>
+      ${sim.kept ? "" : html`<span class="muted small">${t("compare_hint")}</span>`}</p>
     ${sim.kept && sim.kept !== r ? html`<div id="sim-compare-box">${simCompare(sim.kept, r)}</div>` : ""}
     ${r.encounter ? html`<p id="sim-encounter" class="sim-saved">${r.encounter.saved ? t("sim_saved") : t("sim_already_saved")}
       <a href="${r.encounter.board}">${t("sim_board_link")}</a> <code class="small">${r.encounter.id}</code></p>` : ""}
