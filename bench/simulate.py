@@ -1,6 +1,6 @@
 """Fights per second of the d20-na 1v1 resolver (Milicien vs Fangeux), on one core and on all.
 
-Every fight goes through `domain.simulate.fight`, i.e. the real decider, one command at
+Every fight goes through `domain.rules.d20_na.resolver.fight`, i.e. the real decider, one command at
 a time, with seeded commit-reveal dice: this measures the engine, not a shortcut. The
 machine is shared, so the load average is printed beside the speeds, and `--callgrind`
 counts the instructions one fight takes on one core (valgrind: noise-free, slow).
@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from domain.simulate import default_jobs, simulate
+from domain.rules.d20_na.resolver import default_jobs, simulate
 
 
 def _profile(fights: int, top: int) -> str:

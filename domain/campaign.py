@@ -20,8 +20,8 @@ import msgspec
 from msgspec import Meta
 
 from domain.errors import Invalid, NotFound, Refused
-from domain.rules.ranks_settings import SETTINGS, merged
-from domain.rules.ranks_sheet import validate
+from domain.rules.ranks.settings import SETTINGS, merged
+from domain.rules.ranks.sheet import validate
 from domain.state import Game
 
 UPKEEP_BY_RARITY = (5, 10, 15, 20, 25)  # RK-28: R1..R5

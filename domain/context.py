@@ -16,7 +16,7 @@ from domain.evolve import evolve
 from domain.state import Combatant, EncounterState, Game, Principal
 
 if TYPE_CHECKING:  # a type only: the rule systems import Ctx, never the other way round
-    from domain.rules.base import RuleSystem
+    from domain.rules.common.base import RuleSystem
 
 
 class Drawn(Protocol):

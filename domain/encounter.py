@@ -16,8 +16,8 @@ from domain.context import Ctx, Dice
 from domain.errors import Forbidden, Invalid, NotFound, Refused
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
-from domain.rules.base import Outcome, RuleSystem, Setting
-from domain.rules.options import check as check_options
+from domain.rules.common.base import Outcome, RuleSystem, Setting
+from domain.rules.common.options import check as check_options
 from domain.state import GM, EncounterState, Game, Principal
 
 __all__ = [

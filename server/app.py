@@ -24,7 +24,7 @@ from domain import events as ev
 from domain.encounter import CORE_SETTINGS
 from domain.errors import Refused
 from domain.rules import REGISTRY
-from domain.rules.options import MAX_OPTIONS_BYTES, describe_all
+from domain.rules.common.options import MAX_OPTIONS_BYTES, describe_all
 from domain.verify import verify
 from projections import audit as auditing
 from projections import export as exporting
@@ -57,8 +57,8 @@ from server.live_war import ws_campaign
 from server.log_api import routes as log_routes
 from server.metrics import Metrics
 from server.requests import bearer, body_of, caller, limit_creation, service, view_role
+from server.resolver_http import routes as simulate_routes
 from server.service import CommandKey, EncounterService, Replayed, parse_id
-from server.simulate_api import routes as simulate_routes
 from server.store import PostgresEventStore
 from server.tokens import Revocations
 from server.tokens import routes as token_routes

@@ -39,7 +39,7 @@ from domain import commands as cmd
 from domain.encounter import check_settings
 from domain.errors import Forbidden, Invalid, NotFound, Refused, RuleViolation
 from domain.rules import REGISTRY
-from domain.rules.ranks_settings import SETTINGS
+from domain.rules.ranks.settings import SETTINGS
 from domain.state import GM, EncounterState
 from server import auth
 from server.errors import HTTPError, json_response

@@ -25,7 +25,7 @@ from server.offline import (
     fracas_home,
     with_service,
 )
-from server.simulation import (
+from server.resolver_cli import (
     LANGS,
     SIMULATE_RULESETS,
     count_fights,

@@ -23,8 +23,8 @@ from server.bounds import MAX_PARAM
 from server.campaigns import RULESET, CreateCampaign, WarCommand
 from server.live import WsMessage, WsServerMessage
 from server.log_api import MAX_LIMIT
-from server.simulate_api import SimulateBody
-from server.simulation import SIMULATE_RULESETS
+from server.resolver_cli import SIMULATE_RULESETS
+from server.resolver_http import SimulateBody
 from server.tokens import IssueToken
 from server.webhooks import WebhookBody
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from domain.rules.base import RuleSystem
+from domain.rules.common.base import RuleSystem
 from domain.rules.d20_na import D20NA
 from domain.rules.plain_d100 import PlainD100
-from domain.rules.ranks_d100 import RanksD100
+from domain.rules.ranks import RanksD100
 from domain.rules.tcs import TCS
 
 REGISTRY: dict[str, RuleSystem] = {

@@ -19,7 +19,7 @@ from domain.commands import Act, React
 from domain.conditions import modifiers
 from domain.context import Ctx
 from domain.errors import Invalid
-from domain.rules.base import (
+from domain.rules.common.base import (
     ActionSpec,
     LegalAction,
     Outcome,
@@ -29,7 +29,7 @@ from domain.rules.base import (
     percent_under,
     rotate,
 )
-from domain.rules.options import OptionTable
+from domain.rules.common.options import OptionTable
 from domain.state import Game, Pending
 
 _FIELDS: dict[str, tuple[int, int, int | None]] = {

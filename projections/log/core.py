@@ -21,7 +21,7 @@ import msgspec
 
 from domain import events as ev
 from domain.rules import REGISTRY
-from domain.rules.base import ActionSpec
+from domain.rules.common.base import ActionSpec
 from domain.state import EncounterState
 from projections import conditions
 from projections import ranks_seals_words as seals

@@ -1,14 +1,14 @@
 """d20-na in words: attacks and their margins, the defense's margin contest (NA-15), the
 hit's zone and damage formula, the half-actions. English and French from the payloads
-of domain/rules/d20_na_payloads.py."""
+of domain/rules/d20_na/payloads.py."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from domain import events as ev
-from domain.rules import d20_na_payloads as pl
-from domain.rules.d20_na_tables import zone_en
+from domain.rules.d20_na import payloads as pl
+from domain.rules.d20_na.tables import zone_en
 from projections.log.core import Narrator, Said, Vocab, Words
 
 __all__ = ["D20Na", "terms"]

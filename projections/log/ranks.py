@@ -1,13 +1,13 @@
 """ranks-d100 in words: attacks at a rank (B+ as the seeds write it), reductions,
 counters, interceptions, Luck dice, flights, mana. English and French from the payloads
-of domain/rules/ranks_payloads.py, in the seeds' vocabulary (PV, PM, Tour, Servant)."""
+of domain/rules/ranks/payloads.py, in the seeds' vocabulary (PV, PM, Tour, Servant)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from domain import events as ev
-from domain.rules import ranks_payloads as pl
+from domain.rules.ranks import payloads as pl
 from projections.log.core import Narrator, Said, Vocab, Words
 
 __all__ = ["Ranks"]

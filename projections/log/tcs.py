@@ -1,13 +1,13 @@
 """d100-tcs in words: a TCS's roll, the hit through armor PP and PR to HP (and the
 armor's degradation), last stands, fumbles, friendly fire, spells, morale and flight.
-English and French from the payload of domain/rules/tcs_payloads.py (PV, NRJ...)."""
+English and French from the payload of domain/rules/tcs/payloads.py (PV, NRJ...)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from domain import events as ev
-from domain.rules import tcs_payloads as pl
+from domain.rules.tcs import payloads as pl
 from projections.log.core import Narrator, Said, Vocab, Words
 
 __all__ = ["Tcs"]

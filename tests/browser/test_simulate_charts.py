@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from domain.simulate import simulate
+from domain.rules.d20_na.resolver import simulate
 from tests.browser.test_ui import WIDE, expect, snap
 
 pytestmark = pytest.mark.browser

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from domain.simulate import simulate
+from domain.rules.d20_na.resolver import simulate
 from tests.browser.helpers import Browser, ConsoleWatch, expect, snap
 
 pytestmark = pytest.mark.browser

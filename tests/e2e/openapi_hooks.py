@@ -24,7 +24,7 @@ import schemathesis
 from domain import commands as cmd
 from server.api_types import CreateEncounter
 from server.campaigns import CreateCampaign, WarCommand
-from server.simulate_api import SimulateBody
+from server.resolver_http import SimulateBody
 from server.tokens import IssueToken
 from server.webhooks import WebhookBody
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from domain.simulate import simulate
+from domain.rules.d20_na.resolver import simulate
 from projections.log import narrate
 from tests.e2e.conftest import Api
 

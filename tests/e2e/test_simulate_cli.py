@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from domain.simulate import simulate
+from domain.rules.d20_na.resolver import simulate
 from tests.e2e.conftest import Api, free_port
 
 DUEL = ("--ruleset", "d20-na", "milicien", "fangeux", "--fights", "200", "--seed", "7")

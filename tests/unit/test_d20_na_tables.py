@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.rules import d20_na_tables as t
+from domain.rules.d20_na import tables as t
 
 LOCATION = {
     1: "head", 2: "head",

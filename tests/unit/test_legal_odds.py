@@ -13,7 +13,7 @@ from domain import events as ev
 from domain.dice import FixedRoller
 from domain.encounter import open_encounter
 from domain.rules import REGISTRY
-from domain.rules.base import percent_under
+from domain.rules.common.base import percent_under
 from domain.state import EncounterState
 from tests.unit import test_d20_na as na
 from tests.unit import test_ranks_support as rk

@@ -17,8 +17,8 @@ from domain.encounter import check_settings, decide, open_encounter
 from domain.errors import Invalid, Refused
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
-from domain.rules import options as opts
-from domain.rules.base import RuleSystem
+from domain.rules.common import options as opts
+from domain.rules.common.base import RuleSystem
 from domain.state import GM, EncounterState
 from projections.export import bbcode, markdown, text
 from tests.unit.test_projections import Table as ExportTable

@@ -124,7 +124,7 @@ def test_RK_8_half_ranks_spent_earlier_in_the_day_stay_spent_in_the_next_encount
     from domain.encounter import decide_and_fold, open_encounter
     from domain.errors import Refused
     from domain.evolve import replay
-    from domain.rules.ranks_sheet import PRESETS
+    from domain.rules.ranks.sheet import PRESETS
 
     state = replay(open_encounter("e", "ranks-d100", "t", {}, {"main": ("00", False)}))
     sheet = {**PRESETS["J1"], "half_ranks_used": ["STR"]}

@@ -10,8 +10,8 @@ import pytest
 from domain import commands as cmd
 from domain import events as ev
 from domain.errors import Invalid, RuleViolation
-from domain.rules.ranks_settings import merged
-from domain.rules.ranks_sheet import validate
+from domain.rules.ranks.settings import merged
+from domain.rules.ranks.sheet import validate
 from tests.unit.test_ranks_support import (
     Table,
     checks,
@@ -850,7 +850,7 @@ def test_RK_AMB_22_health_malus_stats_are_a_setting() -> None:
 
 
 def test_presets_j1_and_j2_are_valid_sheets() -> None:
-    from domain.rules.ranks_sheet import PRESETS
+    from domain.rules.ranks.sheet import PRESETS
 
     for name, preset in PRESETS.items():
         assert validate(preset, merged({})).sheet["kind"] in ("master", "servant"), name

@@ -1,6 +1,6 @@
 """ranks-d100 Command Seals (RK-39, RK-18): a Master spends one, GM-declared on its sheet,
 to force its Servant's interception. Counts and other effects have no numbers in the
-source (RK-AMB-26); see domain/rules/ranks_seals.py."""
+source (RK-AMB-26); see domain/rules/ranks/seals.py."""
 
 from __future__ import annotations
 

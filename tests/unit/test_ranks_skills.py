@@ -1,6 +1,6 @@
 """ranks-d100 skills (RK-16) and their durations in Tours (RK-14): GM-declared sheet
 entries; activating one is a free action (RK-18). Effects have no numbers in the source
-and are refused (RK-AMB-26); see domain/rules/ranks_skills.py."""
+and are refused (RK-AMB-26); see domain/rules/ranks/skills.py."""
 
 from __future__ import annotations
 

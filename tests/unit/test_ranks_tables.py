@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from domain.errors import Refused
-from domain.rules.ranks_settings import merged
-from domain.rules.ranks_sheet import validate
-from domain.rules.ranks_tables import (
+from domain.rules.ranks.settings import merged
+from domain.rules.ranks.sheet import validate
+from domain.rules.ranks.tables import (
     LETTERS,
     Rank,
     gain_minus,

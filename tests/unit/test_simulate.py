@@ -11,7 +11,7 @@ from domain.chain import GENESIS, link
 from domain.dice import FixedRoller
 from domain.events import event_data
 from domain.evolve import replay
-from domain.simulate import fight, simulate, wilson
+from domain.rules.d20_na.resolver import fight, simulate, wilson
 from domain.verify import verify
 from projections.log import narrate
 

@@ -12,7 +12,7 @@ import msgspec
 from domain import events as ev
 from domain.dice import commitment
 from domain.events import event_data
-from domain.simulate import RevealingRoller, fight, fight_seed, simulate
+from domain.rules.d20_na.resolver import RevealingRoller, fight, fight_seed, simulate
 
 # fights 1..40 of seed "pin", each one's winner, rounds and event stream, in one digest
 PINNED_FIGHTS = "d317d0b1a07dd92b3fd035f3bf3df755b79909889e5d6b0589c0c0360d64ea43"

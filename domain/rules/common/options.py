@@ -1,0 +1,177 @@
+"""The options an action or reaction takes, as each rule system declares them, and the one
+checker every `act` / `react` passes before anything is recorded.
+
+A rule system declares, per action and per reaction, each option's name, scalar type,
+range or allowed values, and the rule that governs it (`OptionTable`). `check` refuses,
+with code `invalid` and a rule id: an option nobody declared, a value of the wrong type or
+out of its range, and options over `MAX_OPTIONS_BYTES` once encoded. A system may add a
+check that needs the game (d100-tcs: the weapon named must be the one in hand).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+
+from domain.errors import Invalid
+
+if TYPE_CHECKING:
+    from domain.rules.common.base import RuleSystem
+    from domain.state import Game
+
+MAX_OPTIONS_BYTES = 2048  # the options of one act/react, encoded as JSON
+
+Kind = Literal["int", "str", "bool", "list", "step"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: its type, its range (int) or allowed values, and the rule it serves.
+
+    `list` is a list of strings, each among `choices`, at most `max_length` of them; `step`
+    is d100-tcs's second declared action `{action, target?, options?}` (TC-7), its options
+    checked against that action's own declarations.
+    """
+
+    type: Kind
+    rule: str
+    description: str = ""
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[Any, ...] = ()
+    max_length: int = 80  # characters of a str, items of a list
+
+
+Declared = Mapping[str, Mapping[str, Option]]
+# A check that needs the game: (game, actor, action or reaction, options, kind) -> None.
+StateCheck = Callable[["Game", str, str, Mapping[str, Any], str], None]
+
+
+@dataclass(frozen=True)
+class OptionTable:
+    """Every option each action and reaction of a rule system takes; `rule` is cited for
+    what has no better rule (a reaction such as `none`)."""
+
+    actions: Declared
+    reactions: Declared
+    rule: str
+    state_check: StateCheck | None = None
+
+    def of(self, kind: str, name: str) -> Mapping[str, Option]:
+        table = self.actions if kind == "action" else self.reactions
+        return table.get(name, {})
+
+
+def describe(option: Option) -> dict[str, Any]:
+    """An option as `GET /api/rulesets` shows it."""
+    out: dict[str, Any] = {"type": option.type, "rule": option.rule}
+    if option.description:
+        out["description"] = option.description
+    if option.low is not None:
+        out["min"] = option.low
+    if option.high is not None:
+        out["max"] = option.high
+    if option.choices:
+        out["choices"] = list(option.choices)
+    if option.type in ("str", "list"):
+        out["max_length"] = option.max_length
+    return out
+
+
+def describe_all(declared: Mapping[str, Option]) -> dict[str, dict[str, Any]]:
+    return {name: describe(opt) for name, opt in declared.items()}
+
+
+def check(
+    rules: RuleSystem,
+    game: Game,
+    actor: str,
+    kind: Literal["action", "reaction"],
+    name: str,
+    options: Mapping[str, Any],
+) -> None:
+    """Refuse (Invalid, with a rule id) options `rules` does not declare for `name`."""
+    table = rules.options
+    specs = rules.actions if kind == "action" else rules.reactions
+    spec = specs.get(name)
+    rule = (spec.rule if spec is not None else None) or table.rule
+    if not options:
+        return
+    size = len(msgspec.json.encode(options))
+    if size > MAX_OPTIONS_BYTES:
+        raise Invalid(
+            f"options are limited to {MAX_OPTIONS_BYTES} bytes encoded ({size} sent)", rule
+        )
+    _check_all(table, table.of(kind, name), options, f"{kind} {name}", rule, nested=False)
+    if table.state_check is not None:
+        table.state_check(game, actor, name, options, kind)
+
+
+def _check_all(
+    table: OptionTable,
+    declared: Mapping[str, Option],
+    options: Mapping[str, Any],
+    what: str,
+    rule: str,
+    *,
+    nested: bool,
+) -> None:
+    unknown = sorted(k for k in options if k not in declared)
+    if unknown:
+        known = sorted(declared) or "none"
+        raise Invalid(f"{what} takes no option {', '.join(unknown)} (it takes: {known})", rule)
+    for key, value in options.items():
+        opt = declared[key]
+        if opt.type == "step":
+            if nested:
+                raise Invalid(f"options.{key} declares only a second action, not a third", opt.rule)
+            _check_step(table, key, opt, value)
+        else:
+            _check_value(key, opt, value)
+
+
+def _check_value(key: str, opt: Option, value: Any) -> None:
+    where = f"options.{key}"
+    if opt.type == "bool":
+        if type(value) is not bool:
+            raise Invalid(f"{where} is true or false", opt.rule)
+    elif opt.type == "int":
+        if type(value) is not int:
+            raise Invalid(f"{where} is a whole number", opt.rule)
+        if (opt.low is not None and value < opt.low) or (opt.high is not None and value > opt.high):
+            raise Invalid(f"{where} is a whole number from {opt.low} to {opt.high}", opt.rule)
+    elif opt.type == "str":
+        if type(value) is not str or not 1 <= len(value) <= opt.max_length:
+            raise Invalid(f"{where} is a text of 1 to {opt.max_length} characters", opt.rule)
+    elif opt.type == "list":
+        if (
+            type(value) is not list
+            or len(value) > opt.max_length
+            or not all(type(v) is str for v in value)
+        ):
+            raise Invalid(f"{where} is a list of at most {opt.max_length} names", opt.rule)
+        bad = [v for v in value if opt.choices and v not in opt.choices]
+        if bad:
+            raise Invalid(f"{where} takes only {list(opt.choices)}, not {bad}", opt.rule)
+        return
+    if opt.choices and value not in opt.choices:
+        raise Invalid(f"{where} is one of {list(opt.choices)}", opt.rule)
+
+
+def _check_step(table: OptionTable, key: str, opt: Option, value: Any) -> None:
+    where = f"options.{key}"
+    if type(value) is not dict or set(value) - {"action", "target", "options"}:
+        raise Invalid(f"{where} is {{action, target?, options?}}", opt.rule)
+    action = value.get("action")
+    if type(action) is not str or action not in table.actions:
+        raise Invalid(f"{where}.action is one of {sorted(table.actions)}", opt.rule)
+    target = value.get("target")
+    if target is not None and (type(target) is not str or not 1 <= len(target) <= 64):
+        raise Invalid(f"{where}.target is a combatant id", opt.rule)
+    more = value.get("options", {})
+    if type(more) is not dict:
+        raise Invalid(f"{where}.options is an object", opt.rule)
+    _check_all(table, table.of("action", action), more, f"{where} {action}", opt.rule, nested=True)

@@ -1,0 +1,250 @@
+"""d20-na: d20 roll-under ATT/PAR/HAB/TIR combat with an NA action budget per round.
+
+The digest is shared/rules/d20-na.md (rule ids NA-n, ambiguities NA-AMB-n); each
+**Proposed** resolution there is a setting below whose default is the proposal. The
+pieces: d20_na_sheet (sheets, NA-19, presets), d20_na_turns (NA-2..NA-5 budgets and
+slots), d20_na_tables (NA-15, NA-21..NA-35 numbers), d20_na_combat and d20_na_resolve
+(attacks, defenses, damage), d20_na_legal (what the UI may offer), d20_na_payloads (the
+facts a resolution stores; projections/log/d20_na.py words them in English and French).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from domain import events as ev
+from domain.commands import Act, React
+from domain.context import Ctx
+from domain.errors import Refused, RuleViolation
+from domain.rules.common.base import (
+    ActionSpec,
+    LegalAction,
+    Outcome,
+    Rules,
+    Setting,
+    Sheet,
+    TurnOver,
+)
+from domain.rules.d20_na import combat as cb
+from domain.rules.d20_na import legal as legal_
+from domain.rules.d20_na import payloads as pl
+from domain.rules.d20_na import resolve, turns
+from domain.rules.d20_na.options import OPTIONS
+from domain.rules.d20_na.sheet import PRESETS, validate
+from domain.state import Game, Pending
+
+SETTINGS: Mapping[str, Setting] = {
+    "test.success_cmp": Setting("le", "a d20 test succeeds on roll <= stat (lt: <)", "NA-AMB-1",
+                                ("le", "lt")),
+    "differential.tie": Setting("attacker", "who wins equal margins", "NA-AMB-2",
+                                ("attacker", "defender")),
+    "differential.attack_prevails": Setting(
+        "full_damage", "a parry that loses the differential", "NA-AMB-2",
+        ("full_damage", "parry_still_reduces")),
+    "round.budget_half_units": Setting("2*NA+1", "half-actions per round", "NA-AMB-3",
+                                       ("2*NA+1", "2*NA")),
+    "round.reactions_out_of_slot": Setting(True, "defenses are paid at once, out of slot",
+                                           "NA-AMB-3", (True,)),
+    "round.allow_pass": Setting(True, "an actor may pass the rest of the round", "NA-AMB-3"),
+    "defense.counter_scope": Setting(
+        "per_round_per_type", "what the 2nd/3rd parry or dodge counts", "NA-AMB-4",
+        ("per_round_per_type", "per_round_shared")),
+    "defense.max_per_type": Setting(3, "parries (and dodges) per round", "NA-AMB-4",
+                                    low=0, high=20),
+    "parry.roll_stat": Setting("character_PAR", "what a parry rolls against", "NA-AMB-6",
+                               ("character_PAR", "item_value")),
+    "dodge.unskilled_divisor": Setting(2, "HAB divisor without the Dodge skill", "NA-AMB-5",
+                                       low=1, high=20),
+    "shield.parry_reroll": Setting(1, "free rerolls of a failed shield parry", "NA-AMB-7",
+                                   low=0, high=5),
+    "location.unaimed_malus": Setting(0, "ATT malus of an unaimed blow", "NA-AMB-10",
+                                      low=0, high=20),
+    "location.side_for": Setting("arms,legs", "zones with a left and a right", "NA-AMB-11",
+                                 ("arms,legs",)),
+    "range.band_rounding": Setting("floor", "counting range bands", "NA-AMB-15",
+                                   ("floor", "ceil")),
+    "ranged_parry.requires": Setting(
+        "shield_or_approved_object", "what a projectile parry needs", "NA-AMB-19",
+        ("shield_or_approved_object", "shield")),
+    "damage.floor": Setting(0, "the least damage a hit deals", "NA-AMB-20", low=0, high=1000),
+    "maneuver.effects": Setting("none", "what touch, grapple, trip do (the GM narrates)",
+                                "NA-AMB-22", ("none",)),
+    "init.tie_break": Setting("HAB,roll_d20", "INI ties", "NA-AMB-24",
+                              ("HAB,roll_d20", "roll_d20")),
+    "crit.on_natural_1": Setting("none", "effect of a natural 1", "NA-AMB-26", ("none",)),
+    "crit.on_natural_20": Setting("none", "effect of a natural 20", "NA-AMB-26", ("none",)),
+    "profile": Setting("standard", "rules profile", "NA-AMB-28", ("standard", "resolver_1v1")),
+    "resolver.defense_policy": Setting(
+        "parry", "how the 1v1 resolver defends", "NA-AMB-28",
+        ("parry", "dodge_if_skilled_and_better")),
+}  # fmt: skip
+
+ACTIONS: Mapping[str, ActionSpec] = {
+    "attack": ActionSpec("Melee attack", "Attaque au corps-à-corps", needs_target=True,
+                         rule="NA-11"),
+    "shoot": ActionSpec("Shoot", "Tir", needs_target=True, rule="NA-29"),
+    "throw": ActionSpec("Throw", "Lancer", needs_target=True, rule="NA-35"),
+    "touch": ActionSpec("Touch", "Toucher", needs_target=True, rule="NA-6"),
+    "grapple": ActionSpec("Grapple", "Immobiliser", needs_target=True, rule="NA-6"),
+    "trip": ActionSpec("Trip", "Faire chuter", needs_target=True, rule="NA-6"),
+    "charge": ActionSpec("Charge", "Charger", needs_target=True, rule="NA-8"),
+    "draw": ActionSpec("Draw a weapon", "Dégainer", rule="NA-7"),
+    "disengage": ActionSpec("Disengage", "Se désengager", rule="NA-7"),
+    "move": ActionSpec("Move", "Se déplacer", rule="NA-7"),
+    "pick_up": ActionSpec("Pick up", "Ramasser un objet", rule="NA-7"),
+    "reload": ActionSpec("Reload", "Recharger", rule="NA-7"),
+    "pass": ActionSpec("Pass", "Passer", rule="NA-AMB-3"),
+}  # fmt: skip
+
+REACTIONS: Mapping[str, ActionSpec] = {
+    "parry": ActionSpec("Parry", "Parer", rule="NA-9"),
+    "dodge": ActionSpec("Dodge", "Esquiver", rule="NA-10"),
+}
+
+
+class D20NA(Rules):
+    """d20 roll-under with NA + ½ half-action budgets, interleaved by INI."""
+
+    id = "d20-na"
+    name = "d20 ATT/PAR with NA budget"
+    version = "1"
+    settings: Mapping[str, Setting] = SETTINGS
+    actions: Mapping[str, ActionSpec] = ACTIONS
+    reactions: Mapping[str, ActionSpec] = REACTIONS
+    presets: Mapping[str, Mapping[str, Any]] = PRESETS
+    options = OPTIONS
+
+    def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
+        out = validate(sheet)
+        return Sheet(out, {"hp": out["hp"]}, {"hp": out["hp"]})
+
+    def initiative(self, ctx: Ctx, combatants: list[str]) -> dict[str, int]:
+        """NA-4: INI is compared, not rolled; NA-AMB-24: ties go to HAB, then a d20.
+
+        Only tied combatants get a `tiebreak` status (HAB·100 + roll-off face), which
+        `order` reads: it has no settings of its own to look at.
+        """
+        scores = {c: int(ctx.combatant(c).sheet["INI"]) for c in combatants}
+        use_hab = ctx.setting("init.tie_break") == "HAB,roll_d20"
+
+        def hab(c: str) -> int:
+            return int(ctx.combatant(c).sheet["HAB"]) if use_hab else 0
+
+        for cid in combatants:
+            tied = [o for o in combatants if scores[o] == scores[cid]]
+            if len(tied) < 2:
+                continue
+            face = 0
+            if sum(1 for o in tied if hab(o) == hab(cid)) > 1:
+                rolled = ctx.roll([20], expr="1d20", purpose="initiative roll-off", actor=cid)
+                face = rolled.faces[0]
+            ctx.status(cid, "tiebreak", hab(cid) * 100 + face, "NA-AMB-24")
+        return scores
+
+    def order(self, game: Game, scores: Mapping[str, int]) -> list[str]:
+        def key(c: str) -> tuple[int, int, str]:
+            return (-scores[c], -int(game.combatants[c].status.get("tiebreak", 0)), c)
+
+        return sorted(scores, key=key)
+
+    def start_round(self, ctx: Ctx) -> None:
+        turns.start_round(ctx)
+
+    def advance(self, game: Game) -> tuple[bool, str, str] | None:
+        return turns.advance(game)
+
+    def act(self, ctx: Ctx, command: Act) -> Outcome:
+        action = command.action
+        refusal = legal_.refusal(ctx.game, command.actor, action, _Settings(ctx))
+        if refusal is not None:
+            raise refusal
+        if action in cb.MODES:
+            resolve.attack(ctx, command)
+            if cb.pending_of(ctx.game, command.actor) is None:
+                return _slot_over(ctx, command.actor, turns.FULL)
+            return None
+        if action == "pass":
+            ctx.emit(ev.LimitUsed(combatant_id=command.actor, key=turns.PASSED, scope="round",
+                                  rule="NA-AMB-3"))  # fmt: skip
+            _done(ctx, command.actor, "pass")
+            return TurnOver(command.actor)
+        if action == "charge":
+            _charge(ctx, command)
+            return None
+        _half_action(ctx, command)
+        return _slot_over(ctx, command.actor, turns.HALF)
+
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
+        return resolve.react(ctx, command, pending)
+
+    def turn_ended(self, ctx: Ctx, actor: str, round_over: bool) -> None:
+        turns.record_pass(ctx, actor, round_over)
+
+    def after_command(self, ctx: Ctx) -> None:
+        for c in list(ctx.game.combatants.values()):
+            if c.out is None and c.resources.get("hp", 1) <= 0:
+                ctx.defeat(c.id, "down")
+
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
+        full = {k: s.default for k, s in SETTINGS.items()} | dict(settings)
+        return legal_.listing(game, actor, full, [(a, s.rule) for a, s in ACTIONS.items()])
+
+
+class _Settings(Mapping[str, Any]):
+    """The encounter's settings over the defaults, read lazily (act reads only a few)."""
+
+    def __init__(self, ctx: Ctx) -> None:
+        self.ctx = ctx
+
+    def __getitem__(self, key: str) -> Any:
+        return self.ctx.setting(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SETTINGS)
+
+    def __len__(self) -> int:
+        return len(SETTINGS)
+
+
+def _done(ctx: Ctx, actor: str, action: str, target: str = "", weapon: str = "") -> None:
+    done = pl.Done(target=target, weapon=weapon)
+    ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome="done",
+                               detail=pl.encode(done)))  # fmt: skip
+
+
+def _slot_over(ctx: Ctx, actor: str, kind: str) -> Outcome:
+    if ctx.game.actor == actor and turns.slot_over(ctx.game, actor, kind):
+        return TurnOver(actor)
+    return None
+
+
+def _charge(ctx: Ctx, command: Act) -> None:
+    """NA-8: not while in melee, nothing in the way; +2 ATT on the attack that follows."""
+    target = ctx.combatant(resolve.target_of(command))
+    if command.options.get("path_clear", True) is not True:
+        raise Refused("rule_violation", "something stands in the way", "NA-AMB-9")
+    turns.spend(ctx, command.actor, turns.CHARGE, 1, "charge", "NA-8")
+    ctx.status(command.actor, "charging", target.id, "NA-8")
+    _done(ctx, command.actor, "charge", target=target.id)
+
+
+def _half_action(ctx: Ctx, command: Act) -> None:
+    """NA-7, NA-AMB-23: the half-action is paid; its effect beyond that is narrative."""
+    actor = command.actor
+    me = ctx.combatant(actor)
+    turns.spend(ctx, actor, turns.HALF, 1, command.action, "NA-7")
+    if command.action == "disengage":
+        for other in cb.engaged(ctx.game, actor):
+            rest = [x for x in ctx.game.combatants[other].status.get("engaged", []) if x != actor]
+            ctx.status(other, "engaged", rest or None, "NA-7")
+        ctx.status(actor, "engaged", None, "NA-7")
+    if command.action == "reload":
+        unloaded = list(me.status.get("unloaded", []))
+        name = command.options.get("weapon", unloaded[0] if unloaded else None)
+        if name not in unloaded:
+            raise RuleViolation(f"{name!r} is not waiting to be reloaded", "NA-AMB-23")
+        rest = [w for w in unloaded if w != name]
+        ctx.status(actor, "unloaded", rest or None, "NA-AMB-23")
+    reloaded = str(name) if command.action == "reload" else ""
+    _done(ctx, actor, command.action, weapon=reloaded)

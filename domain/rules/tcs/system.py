@@ -1,0 +1,98 @@
+"""d100-tcs: d100 roll-under rounds with two declared actions, TCS, armor PR/PP, morale.
+
+The digest is shared/rules/d100-tcs.md (rule ids TC-n, ambiguities TC-AMB-n); each
+**Proposed** resolution there is a setting whose default is the proposal. The pieces:
+tcs_tables (settings, costs, the roll-under judge), tcs_sheet (sheets, presets),
+tcs_turns (initiative each round, turn order, the end-of-round flight step, defeat),
+tcs_actions (the declared two-action plan and each action), tcs_combat (attacks, spells,
+modifiers, criticals, friendly fire, opportunity attacks), tcs_damage (piercing, armor,
+padding, shields, last stand), tcs_rules (costs and refusals), tcs_legal.
+
+There are no reactions: a shield's defense is a malus to the attacker's test (TC-57),
+and the last stand's END test is rolled at once (TC-28), so nothing waits on a target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.commands import Act, React, RepairArmor
+from domain.context import Ctx
+from domain.errors import Refused
+from domain.rules.common.base import (
+    ActionSpec,
+    LegalAction,
+    Outcome,
+    Rules,
+    Setting,
+    Sheet,
+    TurnShape,
+)
+from domain.rules.tcs import actions as tcs_actions
+from domain.rules.tcs import legal as tcs_legal
+from domain.rules.tcs import turns as tcs_turns
+from domain.rules.tcs.damage import repair
+from domain.rules.tcs.options import OPTIONS
+from domain.rules.tcs.sheet import PRESETS, resources, validate
+from domain.rules.tcs.tables import ACTIONS, SETTINGS, full
+from domain.state import Game, Pending
+
+
+class TCS(Rules):
+    """d100 TCS combat: rounds, initiative ascending, two declared actions per turn."""
+
+    id = "d100-tcs"
+    turn: TurnShape = "two_declared"  # TC-7: both actions declared at once
+    name = "d100 TCS with armor PR/PP and morale"
+    version = "1"
+    settings: Mapping[str, Setting] = SETTINGS
+    actions: Mapping[str, ActionSpec] = ACTIONS
+    reactions: Mapping[str, ActionSpec] = {}
+    presets: Mapping[str, Mapping[str, Any]] = PRESETS
+    options = OPTIONS
+
+    def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
+        out = validate(sheet, full(settings))
+        pools, top = resources(out)
+        return Sheet(out, pools, top)
+
+    def initiative(self, ctx: Ctx, combatants: list[str]) -> dict[str, int]:
+        return tcs_turns.roll_initiative(ctx, combatants)
+
+    def order(self, game: Game, scores: Mapping[str, int]) -> list[str]:
+        return tcs_turns.order(game, scores)
+
+    def end_round(self, ctx: Ctx) -> None:
+        tcs_turns.end_round(ctx)
+
+    def start_round(self, ctx: Ctx) -> None:
+        tcs_turns.start_round(ctx)
+
+    def advance(self, game: Game) -> tuple[bool, str, str] | None:
+        return tcs_turns.advance(game)
+
+    def act(self, ctx: Ctx, command: Act) -> Outcome:
+        return tcs_actions.play(ctx, command)
+
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
+        # Unreachable through the core (nothing is ever pending), kept for the Protocol.
+        raise Refused("no_pending_reaction", "d100-tcs has no reactions")
+
+    def check_reorder(self, ctx: Ctx) -> None:
+        """TC-4: once the fight is on, initiative is rolled again every round, which would
+        undo a hand-set order; before the start the GM's order opens round 1."""
+        if ctx.game.started and full(ctx.settings)["init.reroll_each_round"]:
+            raise Refused(
+                "rule_violation", "initiative is rolled again every round in d100-tcs", "TC-4"
+            )
+
+    def repair(self, ctx: Ctx, command: RepairArmor) -> None:
+        """TC-48: the GM's armor repair (the `repair_armor` command)."""
+        repair(ctx, command.combatant, command.pr, command.reason)
+
+    def after_command(self, ctx: Ctx) -> None:
+        tcs_turns.settle(ctx)
+
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
+        return tcs_legal.listing(game, actor, settings)
