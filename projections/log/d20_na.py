@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from domain import events as ev
-from domain.rules.d20_na import payloads as pl
+from domain.rules.d20_na import payloads
 from domain.rules.d20_na.tables import zone_en
 from projections.log.core import Narrator, Said, Vocab, Words
 
@@ -60,7 +60,7 @@ _TERMS = {
 }
 
 
-def terms(hit: pl.Hit, fr: bool) -> str:
+def terms(hit: payloads.Hit, fr: bool) -> str:
     """ "2 x FOR 10 + claws 14 - END 8": the formula, zero terms left out."""
     out: list[str] = []
     for term in hit.terms:
@@ -119,14 +119,14 @@ class D20Na(Narrator):
             return super().action(e, w)  # an old event without its facts (rule 5)
         a = w.name(e.actor)
         if e.outcome == "done":
-            done = pl.decode(e.detail, pl.Done)
+            done = payloads.decode(e.detail, payloads.Done)
             en, fr = _DONE.get(e.action, (e.action, e.action))
             if done.target:
                 en, fr = f"{en} {w.name(done.target)}", f"{fr} {w.name(done.target)}"
             if done.weapon:
                 en, fr = f"{en} the {done.weapon}", f"{fr} : {done.weapon}"
             return Said(f"{a} {en}", f"{a} {fr}", actor=e.actor, outcome="done")
-        hit = pl.decode(e.detail, pl.Hit)
+        hit = payloads.decode(e.detail, payloads.Hit)
         b = w.name(hit.target)
         v_en, v_fr = _VERBS.get(e.action, _VERBS["attack"])
         reroll = (
@@ -156,7 +156,7 @@ class D20Na(Narrator):
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:
         if e.summary and "target" not in e.detail:
             return super().reaction(e, w)  # an old event without its facts (rule 5)
-        d = pl.decode(e.detail, pl.Defended)
+        d = payloads.decode(e.detail, payloads.Defended)
         b = w.name(e.actor)
         attacker = _attacker(e, w)
         if e.reaction == "none":
@@ -207,7 +207,7 @@ class D20Na(Narrator):
         )
 
 
-def _against(d: pl.Defended) -> tuple[str, str]:
+def _against(d: payloads.Defended) -> tuple[str, str]:
     """ "13 against 11", or the bare roll in events written before the threshold was kept."""
     if d.defense_threshold is None:
         return str(d.defense_roll), str(d.defense_roll)
@@ -223,7 +223,7 @@ def _attacker(e: ev.ReactionResolved, w: Words) -> str:
 
 
 def _landed(
-    attacker: str, hit: pl.Hit, w: Words, short: bool = False
+    attacker: str, hit: payloads.Hit, w: Words, short: bool = False
 ) -> tuple[str, str, set[tuple[str, str]]]:
     """ "Fangeux hits Milicien on the left leg: 26 damage (2 x FOR 10 + ...), HP 26 -> 0";
     `short` when the line already named both: "26 damage on the torso (...)"."""

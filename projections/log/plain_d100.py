@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from domain import events as ev
-from domain.rules import plain_d100 as rules
+from domain.rules import plain_d100
 from projections.log.core import Narrator, Said, Vocab, Words
 
 __all__ = ["PlainD100"]
@@ -30,7 +30,7 @@ class PlainD100(Narrator):
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
         if e.summary:
             return super().action(e, w)  # an old event (rule 5)
-        d = rules.decode(e.detail)
+        d = plain_d100.decode(e.detail)
         a = w.name(e.actor)
         if e.action == "second_wind":
             hp_en, hp_fr = w.hp_change(e.actor, d.hp_before, d.hp)
@@ -65,7 +65,7 @@ class PlainD100(Narrator):
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:
         if e.summary:
             return super().reaction(e, w)  # an old event (rule 5)
-        d = rules.decode(e.detail)
+        d = plain_d100.decode(e.detail)
         b = w.name(e.actor)
         if e.outcome == "dodged":
             return Said(

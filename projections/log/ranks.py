@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from domain import events as ev
-from domain.rules.ranks import payloads as pl
+from domain.rules.ranks import payloads
 from projections.log.core import Narrator, Said, Vocab, Words
 
 __all__ = ["Ranks"]
@@ -85,7 +85,7 @@ class Ranks(Narrator):
         ok = e.outcome in ("success", "critical_success")
         crit = (", critical", ", critique") if e.outcome.startswith("critical") else ("", "")
         if e.action == "luck":
-            luck = pl.decode(e.detail, pl.Luck)
+            luck = payloads.decode(e.detail, payloads.Luck)
             return Said(
                 f"{a} rolls the Luck die: {luck.roll} against {luck.threshold}{crit[0]}, "
                 f"{luck.delta:+d} to the next roll ({luck.uses_left} uses left)",
@@ -98,7 +98,7 @@ class Ranks(Narrator):
                 reports={(e.actor, "luck")},
             )
         if e.action == "flee":
-            fl = pl.decode(e.detail, pl.Flight)
+            fl = payloads.decode(e.detail, payloads.Flight)
             en = f"{a} tries to flee: {fl.roll} against {fl.threshold}"
             fr = f"{a} tente de fuir : {fl.roll} pour {fl.threshold}"
             if not ok:
@@ -110,7 +110,7 @@ class Ranks(Narrator):
                 en, fr = en + ", and gets away", fr + ", et s'échappe"
             return Said(en, fr, actor=e.actor, outcome=e.outcome, absorbs=True, rule=fl.rule)
         if e.action == "transfer_mana":
-            tr = pl.decode(e.detail, pl.Transfer)
+            tr = payloads.decode(e.detail, payloads.Transfer)
             b = w.name(tr.target)
             return Said(
                 f"{a} gives {tr.amount} mana to {b}",
@@ -121,7 +121,7 @@ class Ranks(Narrator):
                 rule=tr.rule,
                 reports={(c, "mana") for c in (e.actor, tr.target) if not w.secret(c, "mana")},
             )
-        at = pl.decode(e.detail, pl.AttackDetail)
+        at = payloads.decode(e.detail, payloads.AttackDetail)
         b = w.name(at.target)
         what_en, what_fr = _attack_name(e.action, at, w)
         paid = bool(at.cost) and not w.secret(e.actor, "mana")  # a GM-only pool stays unsaid
@@ -159,7 +159,7 @@ class Ranks(Narrator):
             return super().reaction(e, w)  # an old event (rule 5)
         b = w.name(e.actor)
         if e.reaction in ("block_flight", "none") and e.outcome in ("blocked", "not_blocked"):
-            fl = pl.decode(e.detail, pl.Flight)
+            fl = payloads.decode(e.detail, payloads.Flight)
             f = w.name(fl.fleer)
             if e.outcome == "blocked":
                 return Said(
@@ -183,7 +183,7 @@ class Ranks(Narrator):
                 absorbs=True,
                 rule=fl.rule,
             )
-        d = pl.decode(e.detail, pl.Defense)
+        d = payloads.decode(e.detail, payloads.Defense)
         en, fr = _defense(e, d, b, w)
         hp_en, hp_fr = w.hp_change(e.actor, d.hp_before, d.hp)
         if e.damage_taken:
@@ -205,14 +205,14 @@ class Ranks(Narrator):
         )
 
 
-def _attack_name(action: str, at: pl.AttackDetail, w: Words) -> tuple[str, str]:
+def _attack_name(action: str, at: payloads.AttackDetail, w: Words) -> tuple[str, str]:
     """ "Physical attack B+", or the Noble Phantasm's or spell's own name."""
     if at.name:
         return f"{w.label(action)} “{at.name}”", f"{w.label(action, True)} « {at.name} »"
     return f"{w.label(action)} {at.rank}", f"{w.label(action, True)} {at.rank}"
 
 
-def _shape(at: pl.AttackDetail) -> tuple[str, str]:
+def _shape(at: payloads.AttackDetail) -> tuple[str, str]:
     if len(at.hits) <= 1 and not at.bonus:
         return "", ""
     parts = " + ".join(map(str, at.hits)) + (f" + {at.bonus}" if at.bonus else "")
@@ -222,7 +222,7 @@ def _shape(at: pl.AttackDetail) -> tuple[str, str]:
     )
 
 
-def _defense(e: ev.ReactionResolved, d: pl.Defense, b: str, w: Words) -> tuple[str, str]:
+def _defense(e: ev.ReactionResolved, d: payloads.Defense, b: str, w: Words) -> tuple[str, str]:
     rolled = (
         (f" ({d.roll} against {d.threshold})", f" ({d.roll} pour {d.threshold})")
         if d.roll is not None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from domain import events as ev
-from domain.rules.tcs import payloads as pl
+from domain.rules.tcs import payloads
 from projections.log.core import Narrator, Said, Vocab, Words
 
 __all__ = ["Tcs"]
@@ -88,7 +88,7 @@ class Tcs(Narrator):
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
         if e.summary:
             return super().action(e, w)  # an old event (rule 5)
-        d = pl.decode(e.detail)
+        d = payloads.decode(e.detail)
         a = w.name(e.actor)
         rule = d.rule or None
         if e.action in ("attack", "opportunity_attack"):
@@ -188,7 +188,7 @@ class Tcs(Narrator):
         )
 
 
-def _attack(e: ev.ActionResolved, d: pl.Deed, a: str, w: Words) -> Said:
+def _attack(e: ev.ActionResolved, d: payloads.Deed, a: str, w: Words) -> Said:
     """One roll and what it did: the hit through the protections, a fumble, friendly fire."""
     b = w.name(d.target) if d.target else ""
     what_en = f" ({d.label})" if d.label else ""
@@ -249,7 +249,7 @@ def _told(cid: str, w: Words, protections: bool = True) -> set[tuple[str, str]]:
     return {(cid, r) for r in said if not w.secret(cid, r)}
 
 
-def _hit(d: pl.Deed, target: str, w: Words) -> tuple[str, str]:
+def _hit(d: payloads.Deed, target: str, w: Words) -> tuple[str, str]:
     """ "8 damage, 3 stopped by the armor's PP, which degrades (level 1, PR 12): HP 20 -> 15"."""
     c = w.state.game.combatants.get(target)
     # A GM-only protection's numbers stay off the public line (its own line is the GM's).

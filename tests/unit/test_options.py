@@ -17,8 +17,8 @@ from domain.encounter import check_settings, decide, open_encounter
 from domain.errors import Invalid, Refused
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
-from domain.rules.common import options as opts
 from domain.rules.common.base import RuleSystem
+from domain.rules.common.options import MAX_OPTIONS_BYTES, check
 from domain.state import GM, EncounterState
 from projections.export import bbcode, markdown, text
 from tests.unit.test_projections import Table as ExportTable
@@ -82,7 +82,7 @@ def play_checking_options(ruleset: str, presets: tuple[str, str], seed: int) -> 
             for entry in msgspec.to_builtins(rules.legal(game, cid, state.ledger.settings)):
                 for options in variants(entry, rules):
                     kind = kind_of(entry, rules)
-                    opts.check(rules, game, cid, kind, entry["action"], options)  # type: ignore[arg-type]
+                    check(rules, game, cid, kind, entry["action"], options)  # type: ignore[arg-type]
                     checked += 1
         if game.pending:
             p = game.pending[0]
@@ -147,14 +147,14 @@ def refusal(ruleset: str, presets: tuple[str, str], kind: str, name: str,
             options: dict[str, Any]) -> Invalid:  # fmt: skip
     state = opened(ruleset, presets)
     with pytest.raises(Invalid) as refused:
-        opts.check(REGISTRY[ruleset], state.game, "c1", kind, name, options)  # type: ignore[arg-type]
+        check(REGISTRY[ruleset], state.game, "c1", kind, name, options)  # type: ignore[arg-type]
     return refused.value
 
 
 def accepted(ruleset: str, presets: tuple[str, str], kind: str, name: str,
              options: dict[str, Any]) -> None:  # fmt: skip
     state = opened(ruleset, presets)
-    opts.check(REGISTRY[ruleset], state.game, "c1", kind, name, options)  # type: ignore[arg-type]
+    check(REGISTRY[ruleset], state.game, "c1", kind, name, options)  # type: ignore[arg-type]
 
 
 def test_plain_d100_takes_no_option_at_all() -> None:
@@ -231,7 +231,7 @@ def test_d100_tcs_an_attack_may_name_the_weapon_the_first_action_takes_in_hand()
 
 def test_options_over_2_kib_encoded_are_refused_whatever_they_hold() -> None:
     got = refusal("d100-tcs", ("archer", "duelist"), "action", "attack",
-                  {"tcs": "x" * (opts.MAX_OPTIONS_BYTES)})  # fmt: skip
+                  {"tcs": "x" * (MAX_OPTIONS_BYTES)})  # fmt: skip
     assert got.rule == "TC-8" and "bytes" in got.message
 
 

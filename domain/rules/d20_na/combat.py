@@ -14,8 +14,7 @@ from domain import conditions
 from domain import events as ev
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
-from domain.rules.d20_na import tables as t
-from domain.rules.d20_na import turns
+from domain.rules.d20_na import tables, turns
 from domain.state import Combatant, Game, Pending
 
 MODES = {
@@ -102,20 +101,20 @@ def test_roll(
     cmp = str(ctx.setting("test.success_cmp"))
 
     def judge(faces: list[int]) -> ev.Check:
-        ok = t.succeeds(faces[0], threshold, cmp)
+        ok = tables.succeeds(faces[0], threshold, cmp)
         return ev.Check(
             stat=stat,
             base=base,
             modifiers=list(mods),
             threshold=threshold,
             outcome="success" if ok else "failure",
-            margin=t.margin(faces[0], threshold),
+            margin=tables.margin(faces[0], threshold),
             rule=rule,
         )
 
     rolled = ctx.roll([20], expr="1d20", purpose=purpose, actor=who, judge=judge)
     face = rolled.faces[0]
-    return face, t.margin(face, threshold), t.succeeds(face, threshold, cmp)
+    return face, tables.margin(face, threshold), tables.succeeds(face, threshold, cmp)
 
 
 def attack_mods(
@@ -129,7 +128,7 @@ def attack_mods(
     skill = "precise_shot" if mode in RANGED else "precise_strike"
     aim = opts.get("aim")
     if aim:
-        net = t.net_aim_malus(aim, int(skills[skill]))
+        net = tables.net_aim_malus(aim, int(skills[skill]))
         rule = "NA-33" if mode in RANGED else "NA-25"
         mods.append(ev.Modifier(source=f"aim at {aim}", rule=rule, delta=-net))
     elif int(ctx.setting("location.unaimed_malus")) and not skills[skill]:
@@ -144,7 +143,7 @@ def attack_mods(
 
 def range_malus_of(ctx: Ctx, weapon: dict[str, Any], distance: int) -> int:
     rounding = str(ctx.setting("range.band_rounding"))
-    return t.range_malus(distance, weapon["range_step"], weapon["range_band_m"], rounding)
+    return tables.range_malus(distance, weapon["range_step"], weapon["range_band_m"], rounding)
 
 
 # --- defenses --------------------------------------------------------------------------

@@ -12,13 +12,11 @@ from typing import Any
 
 from domain.errors import Refused
 from domain.rules.common.base import Cost, LegalAction, percent_under
-from domain.rules.d20_na import combat as cb
-from domain.rules.d20_na import tables as t
-from domain.rules.d20_na import turns
+from domain.rules.d20_na import combat, tables, turns
 from domain.state import Game
 
 HALF_ACTIONS = ("draw", "disengage", "move", "pick_up", "reload")
-TARGETED = (*cb.MODES, "charge")
+TARGETED = (*combat.MODES, "charge")
 
 
 def refusal(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> Refused | None:
@@ -28,21 +26,21 @@ def refusal(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> Refuse
     """
     me = game.combatants[actor]
     charged = game.uses(actor, turns.SLOT_CHARGE) > 0
-    if action in cb.MODES:
-        mode = cb.MODES[action]
-        if s["profile"] == "resolver_1v1" and mode in cb.RANGED:
+    if action in combat.MODES:
+        mode = combat.MODES[action]
+        if s["profile"] == "resolver_1v1" and mode in combat.RANGED:
             return Refused("rule_violation", "the 1v1 resolver is melee only", "NA-37")
         kinds = [w for w in me.sheet["weapons"] if w["kind"] == mode]
-        if mode in cb.RANGED and not kinds:
+        if mode in combat.RANGED and not kinds:
             rule = "NA-35" if mode == "throw" else "NA-29"
             return Refused("rule_violation", f"no {mode} weapon on the sheet", rule)
-        if mode == "shoot" and not any(cb.loaded(me, w) for w in kinds):
+        if mode == "shoot" and not any(combat.loaded(me, w) for w in kinds):
             return Refused("rule_violation", "reload first", "NA-AMB-23")
         if charged and mode != "melee":
             return Refused("rule_violation", "a charge ends in a melee attack", "NA-8")
         return turns.slot_refusal(game, actor, "charge_attack" if charged else turns.FULL, 2)
     if action == "charge":
-        if cb.engaged(game, actor):
+        if combat.engaged(game, actor):
             return Refused("rule_violation", "cannot charge while engaged in melee", "NA-8")
         return turns.slot_refusal(game, actor, turns.CHARGE, 3)
     if action == "pass":
@@ -76,12 +74,12 @@ def attack_odds(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> di
     """NA-11 (NA-29 shooting on TIR), NA-8 charge +2, NA-AMB-10 unaimed malus: the odds of
     the attack roll with no aim and at no distance (the UI's defaults)."""
     me = game.combatants[actor]
-    mode = cb.MODES[action]
-    stat = "TIR" if mode in cb.RANGED else "ATT"
+    mode = combat.MODES[action]
+    stat = "TIR" if mode in combat.RANGED else "ATT"
     threshold = int(me.sheet[stat])
     if game.uses(actor, turns.SLOT_CHARGE):
         threshold += 2
-    skill = "precise_shot" if mode in cb.RANGED else "precise_strike"
+    skill = "precise_shot" if mode in combat.RANGED else "precise_strike"
     if not me.sheet["skills"][skill]:
         threshold -= int(s["location.unaimed_malus"])
     return {"chance": _d20(threshold, s), "stat": stat, "threshold": threshold, "die": "d20"}
@@ -100,7 +98,7 @@ def defense_odds(game: Game, actor: str, kind: str, ranged: bool,
             threshold //= max(1, int(s["dodge.unskilled_divisor"]))
     else:
         stat, threshold = "PAR", int(sheet["PAR"])
-        item = sheet["shield"] if sheet["shield"] is not None else cb.main_weapon(sheet)
+        item = sheet["shield"] if sheet["shield"] is not None else combat.main_weapon(sheet)
         if s["parry.roll_stat"] == "item_value":
             stat, threshold = "parry value", int(item["parry"]) if item else 0
         if ranged:
@@ -123,14 +121,14 @@ def _targets(game: Game, actor: str, action: str, foes: list[str]) -> list[str]:
 
 def _choices(sheet: dict[str, Any], action: str, s: dict[str, Any]) -> dict[str, Any]:
     """The options an action takes: its weapons, aimable zones (NA-24), distance (NA-30)."""
-    mode = cb.MODES.get(action)
+    mode = combat.MODES.get(action)
     if mode is None or mode == "maneuver":
         return {}
     kinds = ("melee", "throw") if mode == "melee" else (mode,)
     out: dict[str, Any] = {"weapon": [w["name"] for w in sheet["weapons"] if w["kind"] in kinds]}
     if s["profile"] != "resolver_1v1":  # NA-39: the resolver does not aim
-        out["aim"] = list(t.AIMABLE)
-    if mode in cb.RANGED:
+        out["aim"] = list(tables.AIMABLE)
+    if mode in combat.RANGED:
         out["distance"] = "metres"
     return out
 
@@ -164,16 +162,16 @@ def listing(
                 targets=_targets(game, actor, action, targets),
                 cost=_cost(game, actor, COST.get(action, 2)),
                 choices=_choices(me.sheet, action, s),
-                **(attack_odds(game, actor, action, s) if action in cb.MODES else {}),
+                **(attack_odds(game, actor, action, s) if action in combat.MODES else {}),
             )
         )
     pending = next((p for p in game.pending if p.target == actor), None)
     if pending is not None:
-        limits = cb.defense_settings(s.__getitem__)
+        limits = combat.defense_settings(s.__getitem__)
         detail = pending.detail
         for kind, rule in (("parry", "NA-9"), ("dodge", "NA-10")):
-            why = cb.defense_refusal(game, limits, actor, kind, detail)
-            ranged = detail.get("mode") in cb.RANGED
+            why = combat.defense_refusal(game, limits, actor, kind, detail)
+            ranged = detail.get("mode") in combat.RANGED
             out.append(
                 LegalAction(
                     action=kind,
@@ -182,7 +180,7 @@ def listing(
                     reason=why.message if why else "",
                     rule=why.rule if why else rule,
                     targets=[pending.attacker],
-                    cost=_cost(game, actor, cb.defense_cost(game, limits, actor, kind)),
+                    cost=_cost(game, actor, combat.defense_cost(game, limits, actor, kind)),
                     **defense_odds(game, actor, kind, ranged, s),
                 )
             )

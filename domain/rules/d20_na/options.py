@@ -1,8 +1,8 @@
 """d20-na: the options each action and reaction takes.
 
-The names are those the engine reads (d20_na_resolve.attack_options, the charge and the
+The names are those the engine reads (resolve.attack_options, the charge and the
 reload in d20_na, the parry's item) and the UI offers from `legal` choices
-(d20_na_legal._choices): the weapon, the zone aimed at (NA-24), the distance of a shot
+(legal._choices): the weapon, the zone aimed at (NA-24), the distance of a shot
 (NA-30), the GM's sneak / from-behind flags (NA-AMB-21).
 """
 

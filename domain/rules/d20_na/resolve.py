@@ -19,10 +19,7 @@ from domain.commands import Act, React
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules.common.base import Outcome, TurnOver
-from domain.rules.d20_na import combat as cb
-from domain.rules.d20_na import payloads as pl
-from domain.rules.d20_na import tables as t
-from domain.rules.d20_na import turns
+from domain.rules.d20_na import combat, payloads, tables, turns
 from domain.state import Combatant, Pending
 
 DAMAGE_RULE = {"melee": "NA-26", "shoot": "NA-34", "throw": "NA-35"}
@@ -42,8 +39,8 @@ def attack_options(ctx: Ctx, mode: str, options: dict[str, Any]) -> dict[str, An
         raise Invalid(f"unknown attack options {sorted(unknown)}")
     out = dict(options)
     aim = out.get("aim")
-    if aim is not None and aim not in t.AIMABLE:
-        raise Invalid(f"cannot aim at {aim!r}; zones: {list(t.AIMABLE)}", "NA-24")
+    if aim is not None and aim not in tables.AIMABLE:
+        raise Invalid(f"cannot aim at {aim!r}; zones: {list(tables.AIMABLE)}", "NA-24")
     distance = out.get("distance", 0)
     if type(distance) is not int or not 0 <= distance <= 100_000:
         raise Invalid("distance is a whole number of metres", "NA-30")
@@ -53,7 +50,7 @@ def attack_options(ctx: Ctx, mode: str, options: dict[str, Any]) -> dict[str, An
         if out.get(flag) and ctx.who.role != "gm":
             raise Refused("forbidden", f"only the GM decides {flag}", "NA-AMB-21")
     if ctx.setting("profile") == "resolver_1v1":
-        if mode in cb.RANGED:
+        if mode in combat.RANGED:
             raise Refused("rule_violation", "the 1v1 resolver is melee only", "NA-37")
         if aim:
             raise Refused("rule_violation", "the 1v1 resolver does not aim", "NA-39")
@@ -62,7 +59,7 @@ def attack_options(ctx: Ctx, mode: str, options: dict[str, Any]) -> dict[str, An
 
 def attack(ctx: Ctx, command: Act) -> None:
     """NA-11, NA-12: roll to hit; a hit waits for the defender unless it cannot be defended."""
-    mode = cb.MODES[command.action]
+    mode = combat.MODES[command.action]
     me = ctx.combatant(command.actor)
     target = ctx.combatant(target_of(command))
     if target.id == me.id or target.out is not None:
@@ -71,18 +68,18 @@ def attack(ctx: Ctx, command: Act) -> None:
     charged = ctx.game.uses(me.id, turns.SLOT_CHARGE) > 0
     if charged and (mode != "melee" or me.status.get("charging") != target.id):
         raise Refused("rule_violation", "a charge ends in a melee attack on its target", "NA-8")
-    weapon = cb.pick_weapon(me.sheet, mode, opts.get("weapon"))
-    if mode == "shoot" and weapon is not None and not cb.loaded(me, weapon):
+    weapon = combat.pick_weapon(me.sheet, mode, opts.get("weapon"))
+    if mode == "shoot" and weapon is not None and not combat.loaded(me, weapon):
         raise Refused("rule_violation", f"{weapon['name']} must be reloaded", "NA-AMB-23")
-    mods = cb.attack_mods(ctx, me, mode, weapon, opts)
+    mods = combat.attack_mods(ctx, me, mode, weapon, opts)
     kind = "charge_attack" if charged else turns.FULL
     turns.spend(ctx, me.id, kind, 2, command.action, "NA-6")
-    stat = "TIR" if mode in cb.RANGED else "ATT"
+    stat = "TIR" if mode in combat.RANGED else "ATT"
     base = int(me.sheet[stat])
     purpose = f"{command.action} on {target.name}"
-    face, margin, ok = cb.test_roll(ctx, me.id, stat, base, mods, purpose, "NA-11")
+    face, margin, ok = combat.test_roll(ctx, me.id, stat, base, mods, purpose, "NA-11")
     if mode in ("melee", "maneuver"):
-        cb.engage(ctx, me.id, target.id)
+        combat.engage(ctx, me.id, target.id)
     if mode == "shoot" and weapon is not None and weapon["needs_reload"]:
         unloaded = sorted({*me.status.get("unloaded", []), weapon["name"]})
         ctx.status(me.id, "unloaded", unloaded, "NA-AMB-23")
@@ -91,26 +88,26 @@ def attack(ctx: Ctx, command: Act) -> None:
     hand = "main"
     if not ok and mode == "melee" and me.sheet["off_hand"] and _dual_reroll_allowed(ctx):
         # NA-17: one reroll of the failed roll with the off hand, -4 unless NA-18.
-        off = cb.weapon_named(me.sheet, me.sheet["off_hand"])
+        off = combat.weapon_named(me.sheet, me.sheet["off_hand"])
         extra = (
             []
             if me.sheet["skills"]["ambidextrous"]
             else [ev.Modifier(source="off hand", rule="NA-17", delta=-4)]
         )
         mods = [*mods, *extra]
-        face, margin, ok = cb.test_roll(
+        face, margin, ok = combat.test_roll(
             ctx, me.id, stat, base, mods, f"off-hand reroll on {target.name}", "NA-17"
         )
         weapon, hand = off, "off"
     threshold = base + sum(m.delta for m in mods)
     if not ok:
-        miss = pl.AttackDetail(roll=face, threshold=threshold, target=target.id,
+        miss = payloads.AttackDetail(roll=face, threshold=threshold, target=target.id,
                                mode=mode, action=command.action)  # fmt: skip
         ctx.emit(ev.ActionResolved(actor=me.id, action=command.action, outcome="miss",
-                                   detail=pl.encode(miss)))  # fmt: skip
+                                   detail=payloads.encode(miss)))  # fmt: skip
         return
-    malus = cb.range_malus_of(ctx, weapon, int(opts.get("distance", 0))) if weapon else 0
-    attack_ = pl.AttackDetail(
+    malus = combat.range_malus_of(ctx, weapon, int(opts.get("distance", 0))) if weapon else 0
+    attack_ = payloads.AttackDetail(
         mode=mode,
         weapon=weapon["name"] if weapon else "",
         hand=hand,
@@ -118,15 +115,16 @@ def attack(ctx: Ctx, command: Act) -> None:
         threshold=threshold,
         margin=margin,
         aim=opts.get("aim") or "",
-        range_malus=malus if mode in cb.RANGED else 0,
-        malus=malus if mode in cb.RANGED else 0,
+        range_malus=malus if mode in combat.RANGED else 0,
+        malus=malus if mode in combat.RANGED else 0,
         sneak=bool(opts.get("sneak")),
         from_back=bool(opts.get("from_back")),
         target=target.id,
         action=command.action,
     )
-    detail = pl.encode(attack_)
-    refusals = cb.defense_options(ctx.game, cb.defense_settings(ctx.setting), target.id, detail)
+    detail = payloads.encode(attack_)
+    defenses = combat.defense_settings(ctx.setting)
+    refusals = combat.defense_options(ctx.game, defenses, target.id, detail)
     options = [k for k, why in refusals.items() if why is None]
     if options:
         ctx.emit(ev.ActionResolved(actor=me.id, action=command.action, outcome="hit",
@@ -139,7 +137,7 @@ def attack(ctx: Ctx, command: Act) -> None:
     landed = _outcome(ctx, me, target, attack_, parry_value=0)
     hit = msgspec.structs.replace(landed, undefended=why.rule or "")
     ctx.emit(ev.ActionResolved(actor=me.id, action=command.action, outcome="hit",
-                               detail=pl.encode(hit)))  # fmt: skip
+                               detail=payloads.encode(hit)))  # fmt: skip
 
 
 def _dual_reroll_allowed(ctx: Ctx) -> bool:
@@ -147,13 +145,13 @@ def _dual_reroll_allowed(ctx: Ctx) -> bool:
 
 
 def _outcome(
-    ctx: Ctx, me: Combatant, target: Combatant, d: pl.AttackDetail, parry_value: int
-) -> pl.Hit:
+    ctx: Ctx, me: Combatant, target: Combatant, d: payloads.AttackDetail, parry_value: int
+) -> payloads.Hit:
     """What a hit that got through does: a maneuver's effect, or damage."""
     if d.mode == "maneuver":
         # NA-AMB-22: no damage; the effect is the GM's to narrate.
         effect = _MANEUVER.get(d.action, "caught")
-        return pl.Hit(**msgspec.structs.asdict(d), effect=effect)
+        return payloads.Hit(**msgspec.structs.asdict(d), effect=effect)
     return land(ctx, me, target, d, parry_value)
 
 
@@ -161,16 +159,16 @@ _MANEUVER = {"touch": "touched", "grapple": "grappled", "trip": "tripped"}
 
 
 def land(
-    ctx: Ctx, me: Combatant, target: Combatant, d: pl.AttackDetail, parry_value: int
-) -> pl.Hit:
+    ctx: Ctx, me: Combatant, target: Combatant, d: payloads.AttackDetail, parry_value: int
+) -> payloads.Hit:
     """NA-21..NA-23 location, then NA-26/27/34/35 damage, floored (NA-AMB-20)."""
     face = 0
     zone = d.aim
     if not zone:
         rolled = ctx.roll([20], expr="1d20", purpose="hit location", actor=me.id)
         face = rolled.faces[0]
-        zone = t.location(face, d.from_back)
-    weapon = cb.weapon_named(me.sheet, d.weapon) if d.weapon else None
+        zone = tables.location(face, d.from_back)
+    weapon = combat.weapon_named(me.sheet, d.weapon) if d.weapon else None
     dealt = 0  # NA-28: no weapon, no weapon damage
     if weapon is not None:
         dealt = int(weapon["dmg"])
@@ -186,8 +184,8 @@ def land(
             dealt = rolled.total
     mode = d.mode
     strength, endurance = int(me.sheet["STR"]), int(target.sheet["END"])
-    armor = t.armor_at(target.sheet["armor"], zone)
-    dmg = t.damage(
+    armor = tables.armor_at(target.sheet["armor"], zone)
+    dmg = tables.damage(
         mode,
         strength=strength,
         weapon=dealt,
@@ -201,7 +199,7 @@ def land(
     before = target.resources["hp"]
     if dmg.total:
         ctx.change(target.id, "hp", -dmg.total, f"hit by {me.name} ({zone})", rule)
-    return pl.Hit(
+    return payloads.Hit(
         **msgspec.structs.asdict(d),
         zone=zone,
         location_roll=face,
@@ -215,17 +213,18 @@ def land(
 
 
 def _terms(mode: str, strength: int, dealt: int, endurance: int, armor: int, parry: int,
-           malus: int) -> list[pl.Term]:  # fmt: skip
+           malus: int) -> list[payloads.Term]:  # fmt: skip
     """The damage formula's terms as t.damage adds them, named for the narrator."""
-    out: list[pl.Term] = []
+    out: list[payloads.Term] = []
     if mode in ("melee", "throw"):
-        out.append(pl.Term(name="FOR", value=strength, times=2 if mode == "melee" else 1))
-    out += [pl.Term(name="weapon", value=dealt), pl.Term(name="END", value=endurance, sign=-1),
-            pl.Term(name="armor", value=armor, sign=-1)]  # fmt: skip
+        out.append(payloads.Term(name="FOR", value=strength, times=2 if mode == "melee" else 1))
+    out += [payloads.Term(name="weapon", value=dealt),
+            payloads.Term(name="END", value=endurance, sign=-1),
+            payloads.Term(name="armor", value=armor, sign=-1)]  # fmt: skip
     if mode == "melee" and parry:
-        out.append(pl.Term(name="parry", value=parry, sign=-1))
+        out.append(payloads.Term(name="parry", value=parry, sign=-1))
     if mode != "melee" and malus:
-        out.append(pl.Term(name="range_malus", value=malus, times=2, sign=-1))
+        out.append(payloads.Term(name="range_malus", value=malus, times=2, sign=-1))
     return out
 
 
@@ -235,40 +234,40 @@ def _terms(mode: str, strength: int, dealt: int, endurance: int, armor: int, par
 def react(ctx: Ctx, command: React, pending: Pending) -> Outcome:
     """NA-13..NA-15, NA-9, NA-10, NA-32, NA-36: answer a hit, then settle its effect."""
     d = msgspec.structs.replace(
-        pl.decode(pending.detail, pl.AttackDetail), action=pending.action
+        payloads.decode(pending.detail, payloads.AttackDetail), action=pending.action
     )
     me = ctx.combatant(pending.attacker)
     target = ctx.combatant(pending.target)
     kind = command.reaction
-    ranged = d.mode in cb.RANGED
+    ranged = d.mode in combat.RANGED
     defended, ok, face, margin = False, False, None, None
     parry_item: dict[str, Any] | None = None
     if kind != "none":
-        limits = cb.defense_settings(ctx.setting)
-        why = cb.defense_refusal(ctx.game, limits, target.id, kind, pending.detail)
+        limits = combat.defense_settings(ctx.setting)
+        why = combat.defense_refusal(ctx.game, limits, target.id, kind, pending.detail)
         if why is not None:
             raise why
         parry_item = _parry_item(target.sheet, command.options) if kind == "parry" else None
-        cost = cb.defense_cost(ctx.game, limits, target.id, kind)
+        cost = combat.defense_cost(ctx.game, limits, target.id, kind)
         turns.pay(ctx, target.id, cost, kind, "NA-7" if cost == 1 else "NA-6")
-        key = cb.counter(limits, kind)
+        key = combat.counter(limits, kind)
         ctx.use(target.id, key, "round", limits["max_per_type"], "NA-AMB-4", f"their {key}s")
         face, margin, ok = _defense_roll(ctx, target, kind, ranged, parry_item)
         tie = str(ctx.setting("differential.tie"))
-        defended = ok and t.defense_wins(int(d.margin or 0), margin, tie)
+        defended = ok and tables.defense_wins(int(d.margin or 0), margin, tie)
     parry_value = 0
     if kind == "parry" and d.mode == "melee" and parry_item is not None:
         still = ok and ctx.setting("differential.attack_prevails") == "parry_still_reduces"
         if defended or still:
             parry_value = int(parry_item["parry"])
     if defended and (kind == "dodge" or ranged):
-        outcome, landed = ("dodged" if kind == "dodge" else "stopped"), pl.Hit(**asdict(d))
+        outcome, landed = ("dodged" if kind == "dodge" else "stopped"), payloads.Hit(**asdict(d))
     elif defended and d.mode == "maneuver":
-        outcome, landed = "resisted", pl.Hit(**asdict(d))
+        outcome, landed = "resisted", payloads.Hit(**asdict(d))
     else:
         outcome = "parried" if parry_value else "hit"
         landed = _outcome(ctx, me, target, d, parry_value)
-    answer = pl.Defended(**asdict(landed), defense_roll=face, defense_margin=margin,
+    answer = payloads.Defended(**asdict(landed), defense_roll=face, defense_margin=margin,
                          defense_threshold=None if face is None or margin is None
                          else face + margin,  # NA-15: margin = stat - roll
                          defense_success=ok, defended=defended)  # fmt: skip
@@ -279,10 +278,10 @@ def react(ctx: Ctx, command: React, pending: Pending) -> Outcome:
             reaction=kind,
             outcome=outcome,
             damage_taken=landed.damage,
-            detail=pl.encode(answer),
+            detail=payloads.encode(answer),
         )
     )
-    if ctx.game.actor == me.id and cb.pending_of(ctx.game, me.id) is None:
+    if ctx.game.actor == me.id and combat.pending_of(ctx.game, me.id) is None:
         return TurnOver(me.id)  # an attack is a full action: its slot is over (NA-AMB-3)
     return None
 
@@ -291,12 +290,12 @@ def _parry_item(sheet: dict[str, Any], options: dict[str, Any]) -> dict[str, Any
     """NA-AMB-27: the shield if carried, else the weapon (or the one named in options)."""
     name = options.get("weapon")
     if name is not None:
-        weapon = cb.weapon_named(sheet, name) if isinstance(name, str) else None
+        weapon = combat.weapon_named(sheet, name) if isinstance(name, str) else None
         if weapon is None or weapon["kind"] == "shoot":
             raise Invalid(f"cannot parry with {name!r}")
         return weapon
     shield: dict[str, Any] | None = sheet["shield"]
-    return shield if shield is not None else cb.main_weapon(sheet)
+    return shield if shield is not None else combat.main_weapon(sheet)
 
 
 def _defense_roll(
@@ -316,12 +315,14 @@ def _defense_roll(
             stat, base = "parry value", int(item["parry"]) if item else 0
         if ranged:
             mods.append(ev.Modifier(source="projectile", rule="NA-32", delta=base // 2 - base))
-    face, margin, ok = cb.test_roll(ctx, target.id, stat, base, mods, kind, rule)
+    face, margin, ok = combat.test_roll(ctx, target.id, stat, base, mods, kind, rule)
     shield = sheet["shield"]
     rerolls = int(ctx.setting("shield.parry_reroll"))
     while not ok and kind == "parry" and shield is not None and item is shield and rerolls > 0:
         # NA-9, NA-AMB-7: a shield gives a free reroll of a failed parry; the last one stands.
-        face, margin, ok = cb.test_roll(ctx, target.id, stat, base, mods, "shield reroll", "NA-9")
+        face, margin, ok = combat.test_roll(
+            ctx, target.id, stat, base, mods, "shield reroll", "NA-9"
+        )
         rerolls -= 1
     return face, margin, ok
 

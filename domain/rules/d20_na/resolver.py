@@ -29,7 +29,7 @@ from domain.dice import SeededRoller, commitment
 from domain.encounter import decide_and_fold, open_encounter
 from domain.errors import Refused
 from domain.evolve import replay
-from domain.rules.d20_na import payloads as pl
+from domain.rules.d20_na import payloads
 from domain.rules.d20_na.turns import budget
 from domain.state import EncounterState, Pending
 
@@ -224,11 +224,12 @@ def _hits(events: list[ev.Event]) -> list[Hit]:
             assert isinstance(e, ev.ReactionResolved)
             if e.detail.get("zone"):
                 foe = next(s for c, s in side.items() if c != e.actor)
-                hits.append(Hit(foe, pl.decode(e.detail, pl.Defended).zone, e.damage_taken))
+                zone = payloads.decode(e.detail, payloads.Defended).zone
+                hits.append(Hit(foe, zone, e.damage_taken))
         elif kind is ev.ActionResolved:
             assert isinstance(e, ev.ActionResolved)
             if e.detail.get("zone"):
-                landed = pl.decode(e.detail, pl.Hit)
+                landed = payloads.decode(e.detail, payloads.Hit)
                 hits.append(Hit(side[e.actor], landed.zone, landed.damage))
         elif kind is ev.CombatantAdded:
             assert isinstance(e, ev.CombatantAdded)

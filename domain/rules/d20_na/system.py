@@ -2,9 +2,9 @@
 
 The digest is shared/rules/d20-na.md (rule ids NA-n, ambiguities NA-AMB-n); each
 **Proposed** resolution there is a setting below whose default is the proposal. The
-pieces: d20_na_sheet (sheets, NA-19, presets), d20_na_turns (NA-2..NA-5 budgets and
-slots), d20_na_tables (NA-15, NA-21..NA-35 numbers), d20_na_combat and d20_na_resolve
-(attacks, defenses, damage), d20_na_legal (what the UI may offer), d20_na_payloads (the
+pieces: sheet (sheets, NA-19, presets), turns (NA-2..NA-5 budgets and
+slots), tables (NA-15, NA-21..NA-35 numbers), combat and resolve
+(attacks, defenses, damage), legal (what the UI may offer), payloads (the
 facts a resolution stores; projections/log/d20_na.py words them in English and French).
 """
 
@@ -26,10 +26,7 @@ from domain.rules.common.base import (
     Sheet,
     TurnOver,
 )
-from domain.rules.d20_na import combat as cb
-from domain.rules.d20_na import legal as legal_
-from domain.rules.d20_na import payloads as pl
-from domain.rules.d20_na import resolve, turns
+from domain.rules.d20_na import combat, legal, payloads, resolve, turns
 from domain.rules.d20_na.options import OPTIONS
 from domain.rules.d20_na.sheet import PRESETS, validate
 from domain.state import Game, Pending
@@ -156,12 +153,12 @@ class D20NA(Rules):
 
     def act(self, ctx: Ctx, command: Act) -> Outcome:
         action = command.action
-        refusal = legal_.refusal(ctx.game, command.actor, action, _Settings(ctx))
+        refusal = legal.refusal(ctx.game, command.actor, action, _Settings(ctx))
         if refusal is not None:
             raise refusal
-        if action in cb.MODES:
+        if action in combat.MODES:
             resolve.attack(ctx, command)
-            if cb.pending_of(ctx.game, command.actor) is None:
+            if combat.pending_of(ctx.game, command.actor) is None:
                 return _slot_over(ctx, command.actor, turns.FULL)
             return None
         if action == "pass":
@@ -188,7 +185,7 @@ class D20NA(Rules):
 
     def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
         full = {k: s.default for k, s in SETTINGS.items()} | dict(settings)
-        return legal_.listing(game, actor, full, [(a, s.rule) for a, s in ACTIONS.items()])
+        return legal.listing(game, actor, full, [(a, s.rule) for a, s in ACTIONS.items()])
 
 
 class _Settings(Mapping[str, Any]):
@@ -208,9 +205,9 @@ class _Settings(Mapping[str, Any]):
 
 
 def _done(ctx: Ctx, actor: str, action: str, target: str = "", weapon: str = "") -> None:
-    done = pl.Done(target=target, weapon=weapon)
+    done = payloads.Done(target=target, weapon=weapon)
     ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome="done",
-                               detail=pl.encode(done)))  # fmt: skip
+                               detail=payloads.encode(done)))  # fmt: skip
 
 
 def _slot_over(ctx: Ctx, actor: str, kind: str) -> Outcome:
@@ -235,7 +232,7 @@ def _half_action(ctx: Ctx, command: Act) -> None:
     me = ctx.combatant(actor)
     turns.spend(ctx, actor, turns.HALF, 1, command.action, "NA-7")
     if command.action == "disengage":
-        for other in cb.engaged(ctx.game, actor):
+        for other in combat.engaged(ctx.game, actor):
             rest = [x for x in ctx.game.combatants[other].status.get("engaged", []) if x != actor]
             ctx.status(other, "engaged", rest or None, "NA-7")
         ctx.status(actor, "engaged", None, "NA-7")

@@ -12,7 +12,7 @@ from domain import events as ev
 from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
-from domain.rules.ranks import payloads as pl
+from domain.rules.ranks import payloads
 from domain.rules.ranks.attack import ATTACKS, pay, plan
 from domain.rules.ranks.bond import bonded, servants_of
 from domain.rules.ranks.check import check_roll, succeeded
@@ -61,7 +61,7 @@ def attack(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> Non
         planned.detail(), roll=rolled.faces[0], threshold=rolled.check.threshold,
         target=target.id,
     )  # fmt: skip
-    detail = pl.encode(facts)
+    detail = payloads.encode(facts)
     if not succeeded(rolled):
         fail_rule = ATTACKS[command.action][3]
         failed = msgspec.structs.replace(facts, rule=fail_rule)
@@ -70,7 +70,7 @@ def attack(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> Non
                 actor=me.id,
                 action=command.action,
                 outcome=rolled.check.outcome,
-                detail=pl.encode(failed),
+                detail=payloads.encode(failed),
             )
         )
         return
@@ -123,8 +123,8 @@ def luck(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
             actor=me.id,
             action="luck",
             outcome=rolled.check.outcome,
-            detail=pl.encode(
-                pl.Luck(
+            detail=payloads.encode(
+                payloads.Luck(
                     delta=delta,
                     uses_left=left,
                     roll=rolled.faces[0],
@@ -156,27 +156,27 @@ def flee(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
     ok = succeeded(rolled)
     outcome = rolled.check.outcome
     if not ok or not blockers:
-        tried = pl.Flight(fleer=me.id, roll=rolled.faces[0], threshold=rolled.check.threshold)
+        tried = payloads.Flight(fleer=me.id, roll=rolled.faces[0], threshold=rolled.check.threshold)
         ctx.emit(
             ev.ActionResolved(
                 actor=me.id,
                 action="flee",
                 outcome=outcome,
-                detail=pl.encode(tried),
+                detail=payloads.encode(tried),
             )
         )
         if ok:
             ctx.defeat(me.id, "fled", "RK-68")
         return
     blocker = max(blockers, key=lambda c: agility_key(c, cfg))
-    tried = pl.Flight(fleer=me.id, blocker=blocker.id, roll=rolled.faces[0],
+    tried = payloads.Flight(fleer=me.id, blocker=blocker.id, roll=rolled.faces[0],
                       threshold=rolled.check.threshold)  # fmt: skip
     ctx.emit(
         ev.ActionResolved(
             actor=me.id,
             action="flee",
             outcome=outcome,
-            detail=pl.encode(tried),
+            detail=payloads.encode(tried),
         )
     )
     ctx.await_reaction(
@@ -184,7 +184,7 @@ def flee(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
         blocker.id,
         "flee",
         options=["block_flight", "none"],
-        detail=pl.encode(pl.Flight(type="flight", fleer=me.id, blocker=blocker.id)),
+        detail=payloads.encode(payloads.Flight(type="flight", fleer=me.id, blocker=blocker.id)),
     )
 
 
@@ -215,6 +215,6 @@ def transfer_mana(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act)
             actor=me.id,
             action="transfer_mana",
             outcome="success",
-            detail=pl.encode(pl.Transfer(amount=amount, target=target.id)),
+            detail=payloads.encode(payloads.Transfer(amount=amount, target=target.id)),
         )
     )

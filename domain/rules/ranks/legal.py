@@ -9,7 +9,7 @@ from typing import Any
 
 from domain.errors import Refused
 from domain.rules.common.base import Cost, LegalAction, percent_under
-from domain.rules.ranks import skills as ranks_skills
+from domain.rules.ranks import skills
 from domain.rules.ranks.attack import ATTACKS, plan, short_of_mana
 from domain.rules.ranks.bond import master_of, servants_of
 from domain.rules.ranks.react import REDUCE, counter_refusal
@@ -197,7 +197,7 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
     )
     active = [k for k in me.sheet.get("skills", []) if k["mode"] == "active"]
     if active:  # RK-16, RK-18: free, at any time; one not already in effect (RK-14)
-        ready = [k["name"] for k in active if ranks_skills.refusal(me, k) is None]
+        ready = [k["name"] for k in active if skills.refusal(me, k) is None]
         out.append(
             _entry(
                 "skill",

@@ -2,11 +2,11 @@
 that are not plain numbers (the table overrides of RK-AMB-2).
 
 The names are those the engine reads: `activate` / `deactivate` switch a half-rank for
-the roll (RK-6..RK-8, ranks_check), `name` picks a Noble Phantasm or Advanced Spell
+the roll (RK-6..RK-8, check), `name` picks a Noble Phantasm or Advanced Spell
 (RK-52, RK-55), `amount` is the mana given (RK-30), and a counter names its attack and
 rank (RK-60..RK-62); an intercepting Servant reduces with Endurance or not at all (RK-39),
 and a Master may force the interception with a Command Seal (`command_seal`, RK-39,
-ranks_seals); `skill` names the skill activated (RK-16, ranks_skills).
+seals); `skill` names the skill activated (RK-16, skills).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """ranks-d100 defense phase (`react`): reduction by Endurance or Agility (RK-59, RK-36,
 RK-41, RK-38), counter-attacks (RK-60..RK-63, RK-66), interception (RK-39, RK-AMB-19),
-forced by a Command Seal or not (ranks_seals),
+forced by a Command Seal or not (seals),
 blocking a flight (RK-68), or no defense."""
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from domain import events as ev
 from domain.commands import React
 from domain.context import Ctx
 from domain.errors import Forbidden, Refused, RuleViolation
-from domain.rules.ranks import payloads as pl
-from domain.rules.ranks import seals as ranks_seals
+from domain.rules.ranks import payloads, seals
 from domain.rules.ranks.attack import ATTACKS, Attack, pay, plan, reduced, short_of_mana
 from domain.rules.ranks.bond import servants_of
 from domain.rules.ranks.check import check_roll, succeeded
@@ -33,14 +32,14 @@ def _reduction(
     table: str,
     pending: Pending,
     options: Mapping[str, Any],
-) -> tuple[int, str, pl.Defense]:
+) -> tuple[int, str, payloads.Defense]:
     """One roll for all the hits (RK-65, RK-AMB-13); on success each hit is reduced by the
     defender's table value at its stat rank (RK-36, RK-41, RK-AMB-11)."""
     rolled = check_roll(ctx, who.id, stat, cfg, purpose=f"{stat} reduction", options=options)
     assert rolled.check is not None
-    incoming = pl.decode(pending.detail, pl.AttackDetail)
+    incoming = payloads.decode(pending.detail, payloads.AttackDetail)
     hits, bonus = (incoming.hits or [pending.damage]), incoming.bonus
-    info = pl.Defense(roll=rolled.faces[0], threshold=rolled.check.threshold, stat=stat)
+    info = payloads.Defense(roll=rolled.faces[0], threshold=rolled.check.threshold, stat=stat)
     if not succeeded(rolled):
         return pending.damage, "hit", replace(info, rule="RK-38")
     rank = parse_rank(who.sheet[stat])
@@ -64,7 +63,7 @@ def counter_refusal(
         counter = plan(me, str(action), options.get("rank"), options, cfg)
     except Refused as why:
         return None, why
-    incoming = pl.decode(pending.detail, pl.AttackDetail)
+    incoming = payloads.decode(pending.detail, payloads.AttackDetail)
     if counter.type != incoming.type:
         return counter, Refused(
             "rule_violation",
@@ -92,7 +91,7 @@ def counter_refusal(
 
 def _counter(
     ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, pending: Pending, options: Mapping[str, Any]
-) -> tuple[int, str, pl.Defense]:
+) -> tuple[int, str, payloads.Defense]:
     """RK-61 same type, RK-62 at least the same rank, RK-66 chains only by longer chains;
     the counter rolls and pays as an attack and deals no damage (RK-63, RK-AMB-12)."""
     action = options.get("action")
@@ -112,7 +111,7 @@ def _counter(
         action_rank=counter.rank if ranked else None,
     )
     assert rolled.check is not None
-    info = pl.Defense(
+    info = payloads.Defense(
         roll=rolled.faces[0],
         threshold=rolled.check.threshold,
         counter=replace(counter.detail(), roll=rolled.faces[0],
@@ -129,7 +128,7 @@ def _intercept(
     master: Combatant,
     pending: Pending,
     options: Mapping[str, Any],
-) -> tuple[Combatant, int, str, pl.Defense]:
+) -> tuple[Combatant, int, str, payloads.Defense]:
     """RK-39: the Servant takes the hit, and may only reduce it with Endurance."""
     servants = [s for s in servants_of(ctx.game, master) if s.out is None]
     if not servants:
@@ -144,9 +143,9 @@ def _intercept(
             "rule_violation", "an intercepting Servant may only reduce with Endurance", "RK-39"
         )
     if forced:
-        ranks_seals.spend(ctx, master)
+        seals.spend(ctx, master)
     if reduce == "none":
-        return servant, pending.damage, "intercepted", pl.Defense(rule="RK-39")
+        return servant, pending.damage, "intercepted", payloads.Defense(rule="RK-39")
     table = f"reduction.{cfg['intercept.reduction_table']}"
     taken, outcome, info = _reduction(ctx, cfg, servant, "END", table, pending, options)
     return servant, taken, f"intercepted_{outcome}", info
@@ -158,7 +157,7 @@ def _flight(
     """RK-68: a higher-Agility opponent's Agility die stops the flight on a success; the
     block is free (RK-AMB-14), so the blocker may still attack this Tour (RK-69)."""
     fleer = ctx.combatant(pending.attacker)
-    info = pl.Flight(type="flight", fleer=fleer.id, blocker=blocker.id)
+    info = payloads.Flight(type="flight", fleer=fleer.id, blocker=blocker.id)
     blocked = False
     if command.reaction == "block_flight":
         rolled = check_roll(
@@ -181,7 +180,7 @@ def _flight(
             reaction=command.reaction,
             outcome="blocked" if blocked else "not_blocked",
             damage_taken=0,
-            detail=pl.encode(info),
+            detail=payloads.encode(info),
         )
     )
     if not blocked:
@@ -196,7 +195,7 @@ def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) ->
         return
     victim, reaction, options = me, command.reaction, command.options
     if reaction == "none":
-        taken, outcome, info = pending.damage, "no_defense", pl.Defense(rule="RK-59")
+        taken, outcome, info = pending.damage, "no_defense", payloads.Defense(rule="RK-59")
     elif reaction in REDUCE:
         table = f"reduction.{me.sheet['kind']}"  # the defender's kind (RK-AMB-23)
         taken, outcome, info = _reduction(ctx, cfg, me, REDUCE[reaction], table, pending, options)
@@ -219,6 +218,6 @@ def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) ->
             reaction=reaction,
             outcome=outcome,
             damage_taken=taken,
-            detail=pl.encode(info),
+            detail=payloads.encode(info),
         )
     )

@@ -7,7 +7,7 @@ A sheet is flat so a preset can be overridden field by field:
 and `spells` (lists of `{name, rank}`, a Noble Phantasm may add `chain`, `chain_bonus` and
 `hit_damage`, RK-65..67), `boosted` (stats whose EX comes from a boost, RK-31), `master`
 (the name of a Servant's Master), `skills` (`{name, rank, mode, tours?}`, RK-16, RK-14:
-ranks_skills), a Master's GM-declared `command_seals` (RK-39: ranks_seals), and the
+skills), a Master's GM-declared `command_seals` (RK-39: seals), and the
 current `hp`, `mana` and `luck_left` carried in from the War (campaign).
 """
 
@@ -181,7 +181,7 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
     out["skills"] = validate_skills(sheet.get("skills", []))
     seals = validate_seals(kind, sheet.get("command_seals"))
     top = pools(out, settings)
-    if seals is not None:  # GM-declared: the source gives no count (ranks_seals)
+    if seals is not None:  # GM-declared: the source gives no count (seals)
         out["command_seals"] = top[SEALS] = seals
     resources = dict(top)
     for key, resource in (("hp", "hp"), ("mana", "mana"), ("luck_left", "luck")):

@@ -9,10 +9,9 @@ Half-ranks are switched per roll by an option on the act/react that rolls the st
 `{"activate": ["STR"]}` or `{"deactivate": ["AGI"]}`, rather than by a separate action:
 the switch lasts that one roll (RK-AMB-10), so it belongs with the roll it changes.
 
-Modules: tables (ranks_tables), sheets and presets (ranks_sheet), settings
-(ranks_settings), thresholds (ranks_check), attacks (ranks_attack), actions
-(ranks_actions), the defense phase (ranks_react), what is legal (ranks_legal), skills
-(ranks_skills) and Command Seals (ranks_seals).
+Modules of this package: tables, sheet (sheets and presets), settings, check
+(thresholds), attack, actions, react (the defense phase), legal (what is legal), skills
+and seals (Command Seals).
 """
 
 from __future__ import annotations
@@ -23,9 +22,7 @@ from typing import Any
 from domain.commands import Act, React
 from domain.context import Ctx
 from domain.rules.common.base import ActionSpec, LegalAction, Outcome, Rules, Setting, Sheet, rotate
-from domain.rules.ranks import actions as ranks_actions
-from domain.rules.ranks import react as ranks_react
-from domain.rules.ranks import skills as ranks_skills
+from domain.rules.ranks import actions, react, skills
 from domain.rules.ranks.attack import ATTACKS
 from domain.rules.ranks.bond import master_of
 from domain.rules.ranks.legal import legal
@@ -63,7 +60,7 @@ class RanksD100(Rules):
         ),
         "flee": ActionSpec("Flee", "Fuite", rule="RK-68"),
         # Free for the core: Luck is also rolled in the defense phase, before the dodge
-        # (RK-19); ranks_actions.luck checks when it may be rolled.
+        # (RK-19); actions.luck checks when it may be rolled.
         "luck": ActionSpec("Luck die", "Jet de Chance", free=True, rule="RK-50"),
         # RK-18: activating a skill is free (no die, no complex action); RK-14 its Tours.
         "skill": ActionSpec("Activate a skill", "Activer une Compétence", free=True, rule="RK-16"),
@@ -162,19 +159,19 @@ class RanksD100(Rules):
         cfg = merged(ctx.settings)
         me = ctx.combatant(command.actor)
         if command.action in ATTACKS:
-            ranks_actions.attack(ctx, cfg, me, command)
+            actions.attack(ctx, cfg, me, command)
         elif command.action == "luck":
-            ranks_actions.luck(ctx, cfg, me, command)
+            actions.luck(ctx, cfg, me, command)
         elif command.action == "flee":
-            ranks_actions.flee(ctx, cfg, me, command)
+            actions.flee(ctx, cfg, me, command)
         elif command.action == "skill":
-            ranks_skills.activate(ctx, me, command)
+            skills.activate(ctx, me, command)
         else:
-            ranks_actions.transfer_mana(ctx, cfg, me, command)
+            actions.transfer_mana(ctx, cfg, me, command)
         return None  # the attack phase ends with `end_turn` (RK-15)
 
     def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
-        ranks_react.react(ctx, merged(ctx.settings), command, pending)
+        react.react(ctx, merged(ctx.settings), command, pending)
         return None
 
     def after_command(self, ctx: Ctx) -> None:

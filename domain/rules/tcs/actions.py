@@ -17,8 +17,7 @@ from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules.common.base import Outcome, TurnOver
-from domain.rules.tcs import combat as cb
-from domain.rules.tcs import payloads as pl
+from domain.rules.tcs import combat, payloads
 from domain.rules.tcs.rules import check, cost, fleeing_foes, spell_left
 from domain.rules.tcs.tables import (
     ACTIONS,
@@ -50,9 +49,11 @@ def _plan(command: Act) -> list[Step]:
     return steps
 
 
-def _done(ctx: Ctx, actor: str, action: str, outcome: str, deed: pl.Deed | None = None) -> None:
+def _done(
+    ctx: Ctx, actor: str, action: str, outcome: str, deed: payloads.Deed | None = None
+) -> None:
     ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome=outcome,
-                               detail=pl.encode(deed or pl.Deed())))  # fmt: skip
+                               detail=payloads.encode(deed or payloads.Deed())))  # fmt: skip
 
 
 def _cancel_prep(ctx: Ctx, actor: str, why: str) -> None:
@@ -60,7 +61,7 @@ def _cancel_prep(ctx: Ctx, actor: str, why: str) -> None:
     prep = ctx.combatant(actor).status.get("preparing")
     if prep is not None:
         ctx.status(actor, "preparing", None, "TC-9")
-        _done(ctx, actor, "cast", "cancelled", pl.Deed(rule="TC-9", spell=prep["spell"],
+        _done(ctx, actor, "cast", "cancelled", payloads.Deed(rule="TC-9", spell=prep["spell"],
                                                       reason=why))  # fmt: skip
 
 
@@ -93,7 +94,7 @@ def play(ctx: Ctx, command: Act) -> Outcome:
             try:
                 check(ctx.game, cfg, actor, action, target, options, used)
             except Refused as gone:  # TC-AMB-35
-                _done(ctx, actor, action, "void", pl.Deed(rule="TC-AMB-35",
+                _done(ctx, actor, action, "void", payloads.Deed(rule="TC-AMB-35",
                                                           reason=gone.code))  # fmt: skip
                 break
         spent = cost(ctx.game, cfg, actor, action, options, PER_TURN - used)
@@ -107,7 +108,7 @@ def play(ctx: Ctx, command: Act) -> Outcome:
         if outcome == "critical_failure":  # TC-13, TC-AMB-5
             _cancel_prep(ctx, actor, "critical_failure")
             if i + 1 < len(steps):
-                lost = pl.Deed(rule="TC-13", reason="critical_failure")
+                lost = payloads.Deed(rule="TC-13", reason="critical_failure")
                 _done(ctx, actor, steps[i + 1][0], "cancelled", lost)
             break
     focus = ctx.combatant(actor).status.get("focus")
@@ -135,14 +136,14 @@ def _check_second(ctx: Ctx, cfg: Mapping[str, Any], actor: str, steps: list[Step
 def _attack(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
             options: dict[str, Any], room: int) -> str:  # fmt: skip
     assert target is not None
-    return cb.attack(ctx, cfg, actor, target, options)
+    return combat.attack(ctx, cfg, actor, target, options)
 
 
 def _cast(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
           options: dict[str, Any], room: int) -> str:  # fmt: skip
     """TC-9, TC-AMB-16: invest actions; the casting roll comes when none are left."""
     me = ctx.combatant(actor)
-    spell = cb.tcs_named(me, options.get("spell"), ("spell",))
+    spell = combat.tcs_named(me, options.get("spell"), ("spell",))
     assert spell is not None
     prep = me.status.get("preparing")
     if prep is None and spell["energy"]:
@@ -152,17 +153,17 @@ def _cast(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
         aim = target if prep is None else prep.get("target")
         prep = {"spell": spell["name"], "left": left, "round": ctx.game.round, "target": aim}
         ctx.status(actor, "preparing", prep, "TC-9")
-        _done(ctx, actor, "cast", "preparing", pl.Deed(rule="TC-9", spell=spell["name"],
+        _done(ctx, actor, "cast", "preparing", payloads.Deed(rule="TC-9", spell=spell["name"],
                                                       left=left, target=aim or ""))  # fmt: skip
         return "preparing"
     if prep is not None:
         target = target or prep.get("target")
         ctx.status(actor, "preparing", None, "TC-9")
     if target is not None and ctx.combatant(target).out is not None:
-        _done(ctx, actor, "cast", "void", pl.Deed(rule="TC-AMB-35", spell=spell["name"],
+        _done(ctx, actor, "cast", "void", payloads.Deed(rule="TC-AMB-35", spell=spell["name"],
                                                  target=target, reason="target_gone"))  # fmt: skip
         return "void"
-    return cb.cast(ctx, cfg, actor, spell, target, options)
+    return combat.cast(ctx, cfg, actor, spell, target, options)
 
 
 def _use_item(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
@@ -170,10 +171,10 @@ def _use_item(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     """TC-19: one action per item or group; a weapon named is taken in hand."""
     if "weapon" in options:
         ctx.status(actor, "weapon", options["weapon"], "TC-19")
-        _done(ctx, actor, "use_item", "done", pl.Deed(label=str(options["weapon"]),
+        _done(ctx, actor, "use_item", "done", payloads.Deed(label=str(options["weapon"]),
                                                       reason="in_hand"))  # fmt: skip
     else:
-        _done(ctx, actor, "use_item", "done", pl.Deed(label=str(options["item"])))
+        _done(ctx, actor, "use_item", "done", payloads.Deed(label=str(options["item"])))
     return "done"
 
 
@@ -188,7 +189,7 @@ def _drink(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
                           rule="TC-20"))  # fmt: skip
     healed = ctx.change(actor, "hp", potion["heal"], potion["name"], "TC-20")
     hp = ctx.combatant(actor).resources["hp"]
-    _done(ctx, actor, "drink_potion", "done", pl.Deed(label=potion["name"], healed=healed,
+    _done(ctx, actor, "drink_potion", "done", payloads.Deed(label=potion["name"], healed=healed,
                                                       hp_before=hp - healed, hp=hp))  # fmt: skip
     return "done"
 
@@ -200,14 +201,14 @@ def _move(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     sprint = int(options.get("sprint", 0))
     if sprint:
         ctx.change(actor, "energy", -sprint, "sprint", "TC-22")
-    cb.opportunity(ctx, cfg, actor)
+    combat.opportunity(ctx, cfg, actor)
     if ctx.combatant(actor).out is not None:
         return "done"
-    cb.break_contact(ctx, actor, "TC-21")
+    combat.break_contact(ctx, actor, "TC-21")
     if ctx.combatant(actor).status.get("disengaged"):
         ctx.status(actor, "disengaged", None, "TC-27")
     metres = MOVE_M + sprint
-    _done(ctx, actor, "move", "done", pl.Deed(metres=metres))
+    _done(ctx, actor, "move", "done", payloads.Deed(metres=metres))
     return "done"
 
 
@@ -226,7 +227,7 @@ def _focus(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     """TC-26 (name lost, TC-AMB-3): +10 to the next TCS."""
     bonus = int(cfg["actions.focus.bonus"])
     ctx.status(actor, "focus", {"bonus": bonus, "round": ctx.game.round}, "TC-26")
-    _done(ctx, actor, "focus", "done", pl.Deed(bonus=bonus))
+    _done(ctx, actor, "focus", "done", payloads.Deed(bonus=bonus))
     return "done"
 
 
@@ -235,7 +236,7 @@ def _disengage(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     """TC-27 (name lost, TC-AMB-3): no opportunity attack on the next move, none made."""
     ctx.status(actor, "disengaged", True, "TC-27")
     # TC-AMB-3: no opportunity attack from it until the start of its next turn.
-    ctx.condition(actor, cb.NO_AOO, rounds=1, until="start_of_turn", rule="TC-27")
+    ctx.condition(actor, combat.NO_AOO, rounds=1, until="start_of_turn", rule="TC-27")
     _done(ctx, actor, "disengage", "done")
     return "done"
 
@@ -268,15 +269,15 @@ def _pursue(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
         caught = cfg["pursuit.tie"] == "pursuer"
     ctx.status(actor, "away", target, "TC-34")  # rejoining the melee costs two actions
     if not caught:
-        _done(ctx, actor, "pursue", "escaped", pl.Deed(rule="TC-34", target=foe.id))
+        _done(ctx, actor, "pursue", "escaped", payloads.Deed(rule="TC-34", target=foe.id))
         ctx.defeat(target, "fled", "TC-34")
         return "escaped"
     ctx.status(target, "fleeing", None, "TC-34")
     ctx.status(target, "prone", True, "TC-34")
-    _done(ctx, actor, "pursue", "caught", pl.Deed(rule="TC-34", target=foe.id))
+    _done(ctx, actor, "pursue", "caught", payloads.Deed(rule="TC-34", target=foe.id))
     for _ in range(int(cfg["pursuit.actions_per_pursuer"])):
-        if cb.weapon_of(me) is not None:
-            cb.attack(ctx, cfg, actor, target, {}, basic=True, action="pursuit_attack")
+        if combat.weapon_of(me) is not None:
+            combat.attack(ctx, cfg, actor, target, {}, basic=True, action="pursuit_attack")
     return "caught"
 
 
@@ -296,7 +297,7 @@ def _let_flee(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     fled = [target] if target is not None else fleeing_foes(ctx.game, me)
     let = sorted({*me.status.get("let_go", []), *fled})
     ctx.status(actor, "let_go", let, "TC-35")
-    _done(ctx, actor, "let_flee", "done", pl.Deed(rule="TC-35", let=list(fled)))
+    _done(ctx, actor, "let_flee", "done", payloads.Deed(rule="TC-35", let=list(fled)))
     return "done"
 
 

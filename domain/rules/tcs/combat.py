@@ -9,7 +9,7 @@ from typing import Any
 
 from domain import events as ev
 from domain.context import Ctx
-from domain.rules.tcs import payloads as pl
+from domain.rules.tcs import payloads
 from domain.rules.tcs.damage import Hit, apply_hit, hit_shield, make_hit, shield_ok
 from domain.rules.tcs.tables import Test
 from domain.state import Combatant, Game
@@ -120,9 +120,9 @@ def test_of(
 
 
 def _resolved(ctx: Ctx, actor: str, action: str, outcome: str, detail: dict[str, Any]) -> None:
-    deed = pl.decode(detail)  # the facts the hit helpers gathered, checked against the Struct
+    deed = payloads.decode(detail)  # the facts the hit helpers gathered, checked against the Struct
     ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome=outcome,
-                               detail=pl.encode(deed)))  # fmt: skip
+                               detail=payloads.encode(deed)))  # fmt: skip
 
 
 def attack(

@@ -1,7 +1,7 @@
 """d100-tcs: the options each action takes (TC-7..TC-34), checked before anything rolls.
 
-The names are those the engine reads (tcs_rules, tcs_combat, tcs_actions) and the UI
-offers from `legal` choices (tcs_legal.choices). Every action may carry `then`, the
+The names are those the engine reads (rules, combat, actions) and the UI
+offers from `legal` choices (legal.choices). Every action may carry `then`, the
 turn's second action (TC-7). An attack may name only the weapon in hand (or the one the
 first action takes in hand): a carried but sheathed weapon is refused (TC-19), never
 quietly swapped for the one in hand.

@@ -2,11 +2,11 @@
 
 The digest is shared/rules/d100-tcs.md (rule ids TC-n, ambiguities TC-AMB-n); each
 **Proposed** resolution there is a setting whose default is the proposal. The pieces:
-tcs_tables (settings, costs, the roll-under judge), tcs_sheet (sheets, presets),
-tcs_turns (initiative each round, turn order, the end-of-round flight step, defeat),
-tcs_actions (the declared two-action plan and each action), tcs_combat (attacks, spells,
-modifiers, criticals, friendly fire, opportunity attacks), tcs_damage (piercing, armor,
-padding, shields, last stand), tcs_rules (costs and refusals), tcs_legal.
+tables (settings, costs, the roll-under judge), sheet (sheets, presets),
+turns (initiative each round, turn order, the end-of-round flight step, defeat),
+actions (the declared two-action plan and each action), combat (attacks, spells,
+modifiers, criticals, friendly fire, opportunity attacks), damage (piercing, armor,
+padding, shields, last stand), rules (costs and refusals), legal.
 
 There are no reactions: a shield's defense is a malus to the attacker's test (TC-57),
 and the last stand's END test is rolled at once (TC-28), so nothing waits on a target.
@@ -29,9 +29,7 @@ from domain.rules.common.base import (
     Sheet,
     TurnShape,
 )
-from domain.rules.tcs import actions as tcs_actions
-from domain.rules.tcs import legal as tcs_legal
-from domain.rules.tcs import turns as tcs_turns
+from domain.rules.tcs import actions, legal, turns
 from domain.rules.tcs.damage import repair
 from domain.rules.tcs.options import OPTIONS
 from domain.rules.tcs.sheet import PRESETS, resources, validate
@@ -58,22 +56,22 @@ class TCS(Rules):
         return Sheet(out, pools, top)
 
     def initiative(self, ctx: Ctx, combatants: list[str]) -> dict[str, int]:
-        return tcs_turns.roll_initiative(ctx, combatants)
+        return turns.roll_initiative(ctx, combatants)
 
     def order(self, game: Game, scores: Mapping[str, int]) -> list[str]:
-        return tcs_turns.order(game, scores)
+        return turns.order(game, scores)
 
     def end_round(self, ctx: Ctx) -> None:
-        tcs_turns.end_round(ctx)
+        turns.end_round(ctx)
 
     def start_round(self, ctx: Ctx) -> None:
-        tcs_turns.start_round(ctx)
+        turns.start_round(ctx)
 
     def advance(self, game: Game) -> tuple[bool, str, str] | None:
-        return tcs_turns.advance(game)
+        return turns.advance(game)
 
     def act(self, ctx: Ctx, command: Act) -> Outcome:
-        return tcs_actions.play(ctx, command)
+        return actions.play(ctx, command)
 
     def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
         # Unreachable through the core (nothing is ever pending), kept for the Protocol.
@@ -92,7 +90,7 @@ class TCS(Rules):
         repair(ctx, command.combatant, command.pr, command.reason)
 
     def after_command(self, ctx: Ctx) -> None:
-        tcs_turns.settle(ctx)
+        turns.settle(ctx)
 
     def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
-        return tcs_legal.listing(game, actor, settings)
+        return legal.listing(game, actor, settings)
