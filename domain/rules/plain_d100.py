@@ -18,7 +18,6 @@ from domain import events as ev
 from domain.commands import Act, React
 from domain.conditions import modifiers
 from domain.context import Ctx
-from domain.errors import Invalid
 from domain.rules.common.base import (
     ActionSpec,
     LegalAction,
@@ -30,10 +29,10 @@ from domain.rules.common.base import (
     rotate,
 )
 from domain.rules.common.options import OptionTable
+from domain.rules.common.sheetcheck import Stats, stats
 from domain.state import Game, Pending
 
-_FIELDS: dict[str, tuple[int, int, int | None]] = {
-    # name: (min, max, default; None = required)
+_FIELDS: Stats = {
     "skill": (1, 100, None),
     "dodge": (1, 100, 30),
     "damage": (1, 1000, None),
@@ -126,17 +125,7 @@ class PlainD100(Rules):
     }
 
     def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
-        unknown = set(sheet) - set(_FIELDS)
-        if unknown:
-            raise Invalid(f"unknown sheet fields: {sorted(unknown)}")
-        out: dict[str, int] = {}
-        for name, (low, high, default) in _FIELDS.items():
-            value = sheet.get(name, default)
-            if value is None:
-                raise Invalid(f"sheet.{name} is required")
-            if type(value) is not int or not low <= value <= high:
-                raise Invalid(f"sheet.{name} must be a whole number from {low} to {high}")
-            out[name] = value
+        out = stats(sheet, _FIELDS)
         return Sheet(dict(out), {"hp": out["hp"]}, {"hp": out["hp"]})
 
     def initiative(self, ctx: Ctx, combatants: list[str]) -> dict[str, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from domain.errors import Invalid
@@ -24,3 +25,21 @@ def name(where: str, value: Any) -> str:
     if not isinstance(value, str) or not 1 <= len(value) <= 40:
         raise Invalid(f"{where} must be a name of 1 to 40 characters")
     return value
+
+
+Stats = Mapping[str, tuple[int, int, int | None]]  # name: (min, max, default; None = required)
+
+
+def stats(sheet: Mapping[str, Any], table: Stats, other: Iterable[str] = ()) -> dict[str, Any]:
+    """The whole-number stats of `table` read from `sheet`, defaults filled; a field that
+    is neither a stat nor one of `other` (checked by the caller) is refused."""
+    unknown = set(sheet) - set(table) - set(other)
+    if unknown:
+        raise Invalid(f"unknown sheet fields: {sorted(unknown)}")
+    out: dict[str, Any] = {}
+    for key, (low, high, default) in table.items():
+        value = sheet.get(key, default)
+        if value is None:
+            raise Invalid(f"sheet.{key} is required")
+        out[key] = whole(f"sheet.{key}", value, low, high)
+    return out

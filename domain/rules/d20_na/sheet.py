@@ -16,6 +16,7 @@ from domain import dice as dicelib
 from domain.errors import Invalid, RuleViolation
 from domain.rules.common.sheetcheck import flag as _bool
 from domain.rules.common.sheetcheck import name as _name
+from domain.rules.common.sheetcheck import stats
 from domain.rules.common.sheetcheck import whole as _int
 from domain.rules.d20_na.tables import AIMABLE
 
@@ -179,15 +180,7 @@ def validate(sheet: Mapping[str, Any]) -> dict[str, Any]:
 
 def _validate(sheet: Mapping[str, Any]) -> dict[str, Any]:
     raw = {ALIASES.get(k, k): v for k, v in sheet.items()}
-    unknown = set(raw) - set(STATS) - set(OTHER)
-    if unknown:
-        raise Invalid(f"unknown sheet fields: {sorted(unknown)}")
-    out: dict[str, Any] = {}
-    for name, (low, high, default) in STATS.items():
-        value = raw.get(name, default)
-        if value is None:
-            raise Invalid(f"sheet.{name} is required")
-        out[name] = _int(f"sheet.{name}", value, low, high)
+    out = stats(raw, STATS, OTHER)
     out["skills"] = _skills(raw.get("skills", {}))
     weapons_raw = raw.get("weapons", [])
     if not isinstance(weapons_raw, list) or len(weapons_raw) > 8:

@@ -16,6 +16,7 @@ from typing import Any
 from domain.errors import Invalid, RuleViolation
 from domain.rules.common.sheetcheck import flag as _bool
 from domain.rules.common.sheetcheck import name as _name
+from domain.rules.common.sheetcheck import stats
 from domain.rules.common.sheetcheck import whole as _int
 
 STATS: dict[str, tuple[int, int, int | None]] = {
@@ -140,15 +141,7 @@ def _list(name: str, raw: Any) -> list[Any]:
 
 def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
     """A sheet in canonical form, or Invalid naming the rule it breaks."""
-    unknown = set(sheet) - set(STATS) - set(OTHER)
-    if unknown:
-        raise Invalid(f"unknown sheet fields: {sorted(unknown)}")
-    out: dict[str, Any] = {}
-    for name, (low, high, default) in STATS.items():
-        value = sheet.get(name, default)
-        if value is None:
-            raise Invalid(f"sheet.{name} is required")
-        out[name] = _int(f"sheet.{name}", value, low, high)
+    out = stats(sheet, STATS, OTHER)
     role = sheet.get("role", "NPC")
     if role not in ("PC", "NPC"):
         raise Invalid("sheet.role is PC or NPC", "TC-12")
