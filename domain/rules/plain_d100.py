@@ -28,6 +28,7 @@ from domain.rules.common.base import (
     percent_under,
     rotate,
 )
+from domain.rules.common.judge import Judge, roll_under
 from domain.rules.common.options import OptionTable
 from domain.rules.common.sheetcheck import Stats, stats
 from domain.state import Game, Pending
@@ -65,27 +66,15 @@ def decode(detail: Mapping[str, Any]) -> Facts:
     return msgspec.convert(dict(detail), Facts)
 
 
-def _judge(stat: str, base: int, crit: int, mods: list[ev.Modifier] | None = None) -> Any:
-    mods = mods or []
-    threshold = base + sum(m.delta for m in mods)
+def _judge(stat: str, base: int, crit: int, mods: list[ev.Modifier] | None = None) -> Judge:
+    """PD-1: d100 at or under the threshold succeeds; a critical only within its side."""
 
-    def judge(faces: list[int]) -> ev.Check:
-        face = faces[0]
+    def verdict(face: int, threshold: int) -> str:
         if face <= threshold:
-            outcome = "critical_success" if face <= crit else "success"
-        else:
-            outcome = "critical_failure" if face >= 101 - crit else "failure"
-        return ev.Check(
-            stat=stat,
-            base=base,
-            modifiers=list(mods),
-            threshold=threshold,
-            outcome=outcome,
-            margin=threshold - face,
-            rule="PD-1",
-        )
+            return "critical_success" if face <= crit else "success"
+        return "critical_failure" if face >= 101 - crit else "failure"
 
-    return judge
+    return roll_under(stat, base, mods or [], "PD-1", verdict)
 
 
 # Nothing in plain-d100 takes an option: any option sent is refused (PD-2..PD-4).

@@ -14,6 +14,7 @@ from domain import conditions
 from domain import events as ev
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
+from domain.rules.common.judge import roll_under
 from domain.rules.d20_na import tables, turns
 from domain.state import Combatant, Game, Pending
 
@@ -100,18 +101,10 @@ def test_roll(
     threshold = base + sum(m.delta for m in mods)
     cmp = str(ctx.setting("test.success_cmp"))
 
-    def judge(faces: list[int]) -> ev.Check:
-        ok = tables.succeeds(faces[0], threshold, cmp)
-        return ev.Check(
-            stat=stat,
-            base=base,
-            modifiers=list(mods),
-            threshold=threshold,
-            outcome="success" if ok else "failure",
-            margin=tables.margin(faces[0], threshold),
-            rule=rule,
-        )
+    def verdict(face: int, limit: int) -> str:
+        return "success" if tables.succeeds(face, limit, cmp) else "failure"
 
+    judge = roll_under(stat, base, mods, rule, verdict, threshold=threshold, margin=tables.margin)
     rolled = ctx.roll([20], expr="1d20", purpose=purpose, actor=who, judge=judge)
     face = rolled.faces[0]
     return face, tables.margin(face, threshold), tables.succeeds(face, threshold, cmp)

@@ -12,10 +12,11 @@ from domain import events as ev
 from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
+from domain.rules.common.judge import succeeded
 from domain.rules.ranks import payloads
 from domain.rules.ranks.attack import ATTACKS, pay, plan
 from domain.rules.ranks.bond import bonded, servants_of
-from domain.rules.ranks.check import check_roll, succeeded
+from domain.rules.ranks.check import check_roll
 from domain.rules.ranks.tables import Rank, order_key, parse_rank, value
 from domain.state import Combatant, Game
 
@@ -62,7 +63,7 @@ def attack(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> Non
         target=target.id,
     )  # fmt: skip
     detail = payloads.encode(facts)
-    if not succeeded(rolled):
+    if not succeeded(rolled.check):
         fail_rule = ATTACKS[command.action][3]
         failed = msgspec.structs.replace(facts, rule=fail_rule)
         ctx.emit(
@@ -115,7 +116,7 @@ def luck(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
     assert rolled.check is not None
     lck = parse_rank(me.sheet["LCK"])
     bonus = value("luck.bonus", Rank(lck.level), cfg["tables"], ())
-    delta = bonus if succeeded(rolled) else -bonus
+    delta = bonus if succeeded(rolled.check) else -bonus
     ctx.status(me.id, "luck", delta, "RK-50")
     left = ctx.combatant(me.id).resources["luck"]
     ctx.emit(
@@ -153,7 +154,7 @@ def flee(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
         for c in ctx.game.combatants.values()
         if c.side != me.side and c.out is None and agility_key(c, cfg) > mine
     ]
-    ok = succeeded(rolled)
+    ok = succeeded(rolled.check)
     outcome = rolled.check.outcome
     if not ok or not blockers:
         tried = payloads.Flight(fleer=me.id, roll=rolled.faces[0], threshold=rolled.check.threshold)

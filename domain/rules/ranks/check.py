@@ -15,9 +15,8 @@ from typing import Any
 from domain import events as ev
 from domain.context import Ctx
 from domain.errors import Invalid, RuleViolation
+from domain.rules.common.judge import criticals_win, roll_under
 from domain.rules.ranks.tables import Rank, health_malus, parse_rank, threshold
-
-SUCCESS = ("success", "critical_success")
 
 
 def _switches(options: Mapping[str, Any], key: str) -> list[str]:
@@ -86,24 +85,9 @@ def check_roll(
     if cfg["threshold.clamp"]:
         final = min(100, max(1, final))  # RK-AMB-17 (off by default)
 
-    def judge(faces: list[int]) -> ev.Check:
-        face = faces[0]
-        if face <= int(cfg["crit.success_max"]):
-            outcome = "critical_success"  # RK-AMB-1: wins whatever the threshold
-        elif face >= int(cfg["crit.fail_min"]):
-            outcome = "critical_failure"
-        else:
-            outcome = "success" if face <= final else "failure"
-        return ev.Check(
-            stat=stat,
-            base=base,
-            modifiers=mods,
-            threshold=final,
-            outcome=outcome,
-            margin=final - face,
-            rule="RK-4",
-        )
-
+    # RK-AMB-1: a critical wins whatever the threshold.
+    verdict = criticals_win(int(cfg["crit.success_max"]), int(cfg["crit.fail_min"]))
+    judge = roll_under(stat, base, mods, "RK-4", verdict, threshold=final)
     rolled = ctx.roll([100], expr="d100", purpose=purpose, actor=cid, judge=judge)
     if luck:
         ctx.status(cid, "luck", None, "RK-AMB-15")  # spent on this roll
@@ -123,7 +107,3 @@ def _carry(ctx: Ctx, cid: str, outcome: str, cfg: Mapping[str, Any]) -> None:
         after = max(-10, min(10, after))
     rule = "RK-72" if delta > 0 else "RK-73"
     ctx.status(cid, "crit_next", after or None, rule)
-
-
-def succeeded(rolled: ev.DieRolled) -> bool:
-    return rolled.check is not None and rolled.check.outcome in SUCCESS

@@ -14,10 +14,11 @@ from domain import events as ev
 from domain.commands import React
 from domain.context import Ctx
 from domain.errors import Forbidden, Refused, RuleViolation
+from domain.rules.common.judge import succeeded
 from domain.rules.ranks import payloads, seals
 from domain.rules.ranks.attack import ATTACKS, Attack, pay, plan, reduced, short_of_mana
 from domain.rules.ranks.bond import servants_of
-from domain.rules.ranks.check import check_roll, succeeded
+from domain.rules.ranks.check import check_roll
 from domain.rules.ranks.tables import order_key, parse_rank, value
 from domain.state import Combatant, Pending
 
@@ -40,7 +41,7 @@ def _reduction(
     incoming = payloads.decode(pending.detail, payloads.AttackDetail)
     hits, bonus = (incoming.hits or [pending.damage]), incoming.bonus
     info = payloads.Defense(roll=rolled.faces[0], threshold=rolled.check.threshold, stat=stat)
-    if not succeeded(rolled):
+    if not succeeded(rolled.check):
         return pending.damage, "hit", replace(info, rule="RK-38")
     rank = parse_rank(who.sheet[stat])
     cut = value(table, rank, cfg["tables"], cfg["half_rank.value_tables"])
@@ -117,7 +118,7 @@ def _counter(
         counter=replace(counter.detail(), roll=rolled.faces[0],
                         threshold=rolled.check.threshold),
     )  # fmt: skip
-    if succeeded(rolled):
+    if succeeded(rolled.check):
         return 0, "countered", replace(info, rule="RK-63")
     return pending.damage, "hit", replace(info, rule="RK-AMB-12")
 
@@ -168,7 +169,7 @@ def _flight(
             purpose=f"block {fleer.name}'s flight",
             options=command.options,
         )
-        blocked = succeeded(rolled)
+        blocked = succeeded(rolled.check)
         assert rolled.check is not None
         info = replace(info, roll=rolled.faces[0], threshold=rolled.check.threshold)
     elif command.reaction != "none":

@@ -17,6 +17,7 @@ from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules.common.base import Outcome, TurnOver
+from domain.rules.common.judge import succeeded
 from domain.rules.tcs import combat, payloads
 from domain.rules.tcs.rules import check, cost, fleeing_foes, spell_left
 from domain.rules.tcs.tables import (
@@ -27,7 +28,6 @@ from domain.rules.tcs.tables import (
     PER_TURN,
     Test,
     full,
-    succeeded,
 )
 
 Step = tuple[str, str | None, dict[str, Any]]

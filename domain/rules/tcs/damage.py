@@ -10,7 +10,8 @@ from typing import Any
 
 from domain.context import Ctx
 from domain.errors import Refused
-from domain.rules.tcs.tables import Test, succeeded
+from domain.rules.common.judge import succeeded
+from domain.rules.tcs.tables import Test
 from domain.state import Combatant
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from domain import events as ev
 from domain.errors import Invalid
 from domain.rules.common.base import ActionSpec, Setting
+from domain.rules.common.judge import Judge, criticals_win, roll_under
 
 FUMBLE_TEXT = 200  # characters of one entry of the GM's fumble table (crit.table_d10)
 
@@ -157,19 +158,6 @@ def full(settings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: s.default for k, s in SETTINGS.items()} | dict(settings)
 
 
-def outcome(face: int, threshold: int, cfg: Mapping[str, Any]) -> str:
-    """TC-1 roll-under; TC-AMB-1 critical ranges win over the threshold."""
-    if face <= int(cfg["crit.success_max"]):
-        return "critical_success"
-    if face >= int(cfg["crit.fail_min"]):
-        return "critical_failure"
-    return "success" if face <= threshold else "failure"
-
-
-def succeeded(check: ev.Check | None) -> bool:
-    return check is not None and check.outcome in ("success", "critical_success")
-
-
 class Test:
     """A d100 roll-under test being built: stat, base and the modifiers with their rules."""
 
@@ -192,17 +180,7 @@ class Test:
         now = self.threshold
         self.add(source, now * pct // 100 - now, rule)
 
-    def judge(self, cfg: Mapping[str, Any]) -> Any:
-        def judge(faces: list[int]) -> ev.Check:
-            t = self.threshold
-            return ev.Check(
-                stat=self.stat,
-                base=self.base,
-                modifiers=list(self.modifiers),
-                threshold=t,
-                outcome=outcome(faces[0], t, cfg),
-                margin=t - faces[0],
-                rule=self.rule,
-            )
-
-        return judge
+    def judge(self, cfg: Mapping[str, Any]) -> Judge:
+        """TC-1 roll-under; TC-AMB-1 critical ranges win over the threshold."""
+        verdict = criticals_win(int(cfg["crit.success_max"]), int(cfg["crit.fail_min"]))
+        return roll_under(self.stat, self.base, self.modifiers, self.rule, verdict)
