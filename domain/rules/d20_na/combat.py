@@ -14,6 +14,7 @@ from domain import conditions
 from domain import events as ev
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
+from domain.rules.common import contact
 from domain.rules.common.judge import roll_under
 from domain.rules.d20_na import tables, turns
 from domain.state import Combatant, Game, Pending
@@ -72,14 +73,7 @@ def loaded(who: Combatant, weapon: dict[str, Any]) -> bool:
 
 def engaged(game: Game, cid: str) -> list[str]:
     """NA-8: who `cid` is in melee with (still fighting)."""
-    return [o for o in game.combatants[cid].status.get("engaged", []) if o in game.active()]
-
-
-def engage(ctx: Ctx, a: str, b: str) -> None:
-    for me, other in ((a, b), (b, a)):
-        now = ctx.game.combatants[me].status.get("engaged", [])
-        if other not in now:
-            ctx.status(me, "engaged", sorted([*now, other]), "NA-8")
+    return [o for o in contact.in_contact(game, cid) if o in game.active()]
 
 
 # --- rolls -----------------------------------------------------------------------------

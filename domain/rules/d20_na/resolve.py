@@ -18,6 +18,7 @@ from domain import events as ev
 from domain.commands import Act, React
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
+from domain.rules.common import contact
 from domain.rules.common.base import Outcome, TurnOver
 from domain.rules.d20_na import combat, payloads, tables, turns
 from domain.state import Combatant, Pending
@@ -79,7 +80,7 @@ def attack(ctx: Ctx, command: Act) -> None:
     purpose = f"{command.action} on {target.name}"
     face, margin, ok = combat.test_roll(ctx, me.id, stat, base, mods, purpose, "NA-11")
     if mode in ("melee", "maneuver"):
-        combat.engage(ctx, me.id, target.id)
+        contact.engage(ctx, me.id, target.id, "NA-8")
     if mode == "shoot" and weapon is not None and weapon["needs_reload"]:
         unloaded = sorted({*me.status.get("unloaded", []), weapon["name"]})
         ctx.status(me.id, "unloaded", unloaded, "NA-AMB-23")

@@ -17,6 +17,7 @@ from domain import events as ev
 from domain.commands import Act, React
 from domain.context import Ctx
 from domain.errors import Refused, RuleViolation
+from domain.rules.common import contact
 from domain.rules.common.base import (
     ActionSpec,
     LegalAction,
@@ -232,10 +233,7 @@ def _half_action(ctx: Ctx, command: Act) -> None:
     me = ctx.combatant(actor)
     turns.spend(ctx, actor, turns.HALF, 1, command.action, "NA-7")
     if command.action == "disengage":
-        for other in combat.engaged(ctx.game, actor):
-            rest = [x for x in ctx.game.combatants[other].status.get("engaged", []) if x != actor]
-            ctx.status(other, "engaged", rest or None, "NA-7")
-        ctx.status(actor, "engaged", None, "NA-7")
+        contact.break_contact(ctx, actor, "NA-7", combat.engaged(ctx.game, actor), always=True)
     if command.action == "reload":
         unloaded = list(me.status.get("unloaded", []))
         name = command.options.get("weapon", unloaded[0] if unloaded else None)

@@ -16,6 +16,7 @@ from domain import events as ev
 from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
+from domain.rules.common import contact
 from domain.rules.common.base import Outcome, TurnOver
 from domain.rules.common.judge import succeeded
 from domain.rules.tcs import combat, payloads
@@ -204,7 +205,7 @@ def _move(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     combat.opportunity(ctx, cfg, actor)
     if ctx.combatant(actor).out is not None:
         return "done"
-    combat.break_contact(ctx, actor, "TC-21")
+    contact.break_contact(ctx, actor, "TC-21")
     if ctx.combatant(actor).status.get("disengaged"):
         ctx.status(actor, "disengaged", None, "TC-27")
     metres = MOVE_M + sprint

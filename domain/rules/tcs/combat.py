@@ -9,6 +9,7 @@ from typing import Any
 
 from domain import events as ev
 from domain.context import Ctx
+from domain.rules.common import contact
 from domain.rules.tcs import payloads
 from domain.rules.tcs.damage import Hit, apply_hit, hit_shield, make_hit, shield_ok
 from domain.rules.tcs.tables import Test
@@ -44,27 +45,11 @@ def fleeing(c: Combatant) -> bool:
 def engaged(game: Game, cid: str) -> list[str]:
     """Conscious, non-fleeing combatants in melee contact with `cid`."""
     out = []
-    for other in game.combatants[cid].status.get("engaged", []):
+    for other in contact.in_contact(game, cid):
         c = game.combatants.get(other)
         if c is not None and c.out is None and not fleeing(c):
             out.append(other)
     return out
-
-
-def engage(ctx: Ctx, a: str, b: str) -> None:
-    """A melee exchange puts both in contact (the geometry of TC-AMB-9 is the GM's)."""
-    for me, other in ((a, b), (b, a)):
-        now = list(ctx.combatant(me).status.get("engaged", []))
-        if other not in now:
-            ctx.status(me, "engaged", sorted([*now, other]), "TC-23")
-
-
-def break_contact(ctx: Ctx, cid: str, rule: str) -> None:
-    for other in list(ctx.combatant(cid).status.get("engaged", [])):
-        rest = [x for x in ctx.combatant(other).status.get("engaged", []) if x != cid]
-        ctx.status(other, "engaged", rest or None, rule)
-    if ctx.combatant(cid).status.get("engaged"):
-        ctx.status(cid, "engaged", None, rule)
 
 
 def distance_to(c: Combatant, options: Mapping[str, Any], cfg: Mapping[str, Any]) -> int:
@@ -154,7 +139,8 @@ def attack(
     before = foe.resources["hp"]
     landed = outcome in ("success", "critical_success")
     if not ranged and (landed or cfg["aoo.engage_on"] == "attempt"):
-        engage(ctx, actor, target)  # TC-23: the attacker now faces the target
+        # TC-23: the attacker now faces the target (the geometry of TC-AMB-9 is the GM's)
+        contact.engage(ctx, actor, target, "TC-23")
     if landed:
         if options.get("at") == "shield":
             detail |= hit_shield(ctx, target, hit, f"{label} by {me.name}")

@@ -21,8 +21,9 @@ from typing import Any
 
 from domain import events as ev
 from domain.context import Ctx
+from domain.rules.common.contact import break_contact
 from domain.rules.common.judge import succeeded
-from domain.rules.tcs.combat import break_contact, fleeing
+from domain.rules.tcs.combat import fleeing
 from domain.rules.tcs.tables import Test, full
 from domain.state import Combatant, Game
 
