@@ -81,6 +81,12 @@ class Setting:
         return out
 
 
+def with_defaults(table: Mapping[str, Setting], settings: Mapping[str, Any]) -> dict[str, Any]:
+    """An encounter's `settings` over the defaults of a rule system's settings `table`:
+    every key of the table is there, and what the encounter set wins."""
+    return {key: spec.default for key, spec in table.items()} | dict(settings)
+
+
 @dataclass(frozen=True)
 class ActionSpec:
     """An action code the rule system accepts in `act`."""

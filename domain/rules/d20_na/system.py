@@ -10,7 +10,7 @@ facts a resolution stores; projections/log/d20_na.py words them in English and F
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from domain import events as ev
@@ -26,6 +26,7 @@ from domain.rules.common.base import (
     Setting,
     Sheet,
     TurnOver,
+    with_defaults,
 )
 from domain.rules.d20_na import combat, legal, payloads, resolve, turns
 from domain.rules.d20_na.options import OPTIONS
@@ -154,7 +155,8 @@ class D20NA(Rules):
 
     def act(self, ctx: Ctx, command: Act) -> Outcome:
         action = command.action
-        refusal = legal.refusal(ctx.game, command.actor, action, _Settings(ctx))
+        cfg = with_defaults(SETTINGS, ctx.settings)
+        refusal = legal.refusal(ctx.game, command.actor, action, cfg)
         if refusal is not None:
             raise refusal
         if action in combat.MODES:
@@ -185,24 +187,8 @@ class D20NA(Rules):
                 ctx.defeat(c.id, "down")
 
     def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
-        full = {k: s.default for k, s in SETTINGS.items()} | dict(settings)
-        return legal.listing(game, actor, full, [(a, s.rule) for a, s in ACTIONS.items()])
-
-
-class _Settings(Mapping[str, Any]):
-    """The encounter's settings over the defaults, read lazily (act reads only a few)."""
-
-    def __init__(self, ctx: Ctx) -> None:
-        self.ctx = ctx
-
-    def __getitem__(self, key: str) -> Any:
-        return self.ctx.setting(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(SETTINGS)
-
-    def __len__(self) -> int:
-        return len(SETTINGS)
+        cfg = with_defaults(SETTINGS, settings)
+        return legal.listing(game, actor, cfg, [(a, s.rule) for a, s in ACTIONS.items()])
 
 
 def _done(ctx: Ctx, actor: str, action: str, target: str = "", weapon: str = "") -> None:

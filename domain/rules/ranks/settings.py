@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.rules.common.base import Setting
+from domain.rules.common.base import Setting, with_defaults
 from domain.rules.ranks.options import STATS, check_tables
 from domain.rules.ranks.tables import LEGACY_EXAMPLES
 
@@ -174,8 +174,7 @@ SETTINGS: Mapping[str, Setting] = {
 def merged(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The encounter's settings over the defaults, with the RK-AMB-3 legacy ladder folded
     into the table overrides."""
-    out = {key: spec.default for key, spec in SETTINGS.items()}
-    out.update(settings)
+    out = with_defaults(SETTINGS, settings)
     if out["half_rank.value_examples_mode"] == "legacy_examples":
         out["tables"] = {**LEGACY_EXAMPLES, **out["tables"]}
     return out

@@ -17,7 +17,7 @@ from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules.common import contact
-from domain.rules.common.base import Outcome, TurnOver
+from domain.rules.common.base import Outcome, TurnOver, with_defaults
 from domain.rules.common.judge import succeeded
 from domain.rules.tcs import combat, payloads
 from domain.rules.tcs.rules import check, cost, fleeing_foes, spell_left
@@ -27,8 +27,8 @@ from domain.rules.tcs.tables import (
     FAST_STAND_ENERGY,
     MOVE_M,
     PER_TURN,
+    SETTINGS,
     Test,
-    full,
 )
 
 Step = tuple[str, str | None, dict[str, Any]]
@@ -69,7 +69,7 @@ def _cancel_prep(ctx: Ctx, actor: str, why: str) -> None:
 def play(ctx: Ctx, command: Act) -> Outcome:
     """One turn: check the declared plan whole, then resolve it step by step; the turn is
     then over (the encounter ends it)."""
-    cfg = full(ctx.settings)
+    cfg = with_defaults(SETTINGS, ctx.settings)
     actor, game = command.actor, ctx.game
     if game.uses(actor, ACTIONS_KEY) > 0:
         raise Refused("rule_violation", "both actions are declared at the start of the turn",

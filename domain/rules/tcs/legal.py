@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Refused
-from domain.rules.common.base import Cost, LegalAction, percent_under
+from domain.rules.common.base import Cost, LegalAction, percent_under, with_defaults
 from domain.rules.tcs.combat import tcs_named, test_of, weapon_of
 from domain.rules.tcs.rules import check, cost
-from domain.rules.tcs.tables import ACTIONS, ACTIONS_KEY, PER_TURN, full
+from domain.rules.tcs.tables import ACTIONS, ACTIONS_KEY, PER_TURN, SETTINGS
 from domain.state import Combatant, Game
 
 
@@ -124,7 +124,7 @@ def odds(game: Game, cfg: Mapping[str, Any], me: Combatant, code: str, target: s
 
 def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
     """Each action `actor` may declare now or why not, with its cost and odds."""
-    cfg = full(settings)
+    cfg = with_defaults(SETTINGS, settings)
     me = game.combatants.get(actor)
     if me is None:
         return []

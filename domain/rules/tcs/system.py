@@ -28,12 +28,13 @@ from domain.rules.common.base import (
     Setting,
     Sheet,
     TurnShape,
+    with_defaults,
 )
 from domain.rules.tcs import actions, legal, turns
 from domain.rules.tcs.damage import repair
 from domain.rules.tcs.options import OPTIONS
 from domain.rules.tcs.sheet import PRESETS, resources, validate
-from domain.rules.tcs.tables import ACTIONS, SETTINGS, full
+from domain.rules.tcs.tables import ACTIONS, SETTINGS
 from domain.state import Game, Pending
 
 
@@ -51,7 +52,7 @@ class TCS(Rules):
     options = OPTIONS
 
     def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
-        out = validate(sheet, full(settings))
+        out = validate(sheet, with_defaults(SETTINGS, settings))
         pools, top = resources(out)
         return Sheet(out, pools, top)
 
@@ -80,7 +81,7 @@ class TCS(Rules):
     def check_reorder(self, ctx: Ctx) -> None:
         """TC-4: once the fight is on, initiative is rolled again every round, which would
         undo a hand-set order; before the start the GM's order opens round 1."""
-        if ctx.game.started and full(ctx.settings)["init.reroll_each_round"]:
+        if ctx.game.started and with_defaults(SETTINGS, ctx.settings)["init.reroll_each_round"]:
             raise Refused(
                 "rule_violation", "initiative is rolled again every round in d100-tcs", "TC-4"
             )

@@ -153,11 +153,6 @@ PER_TURN = 2  # TC-6
 ACTIONS_KEY = "actions"  # turn-scoped limit: actions spent this turn
 
 
-def full(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The defaults overlaid with the encounter's settings."""
-    return {k: s.default for k, s in SETTINGS.items()} | dict(settings)
-
-
 class Test:
     """A d100 roll-under test being built: stat, base and the modifiers with their rules."""
 

@@ -21,10 +21,11 @@ from typing import Any
 
 from domain import events as ev
 from domain.context import Ctx
+from domain.rules.common.base import with_defaults
 from domain.rules.common.contact import break_contact
 from domain.rules.common.judge import succeeded
 from domain.rules.tcs.combat import fleeing
-from domain.rules.tcs.tables import Test, full
+from domain.rules.tcs.tables import SETTINGS, Test
 from domain.state import Combatant, Game
 
 
@@ -109,7 +110,7 @@ def advance(game: Game) -> tuple[bool, str, str] | None:
 
 def end_round(ctx: Ctx) -> None:
     """The end of the round that just closed (TC-29), before the next one starts."""
-    cfg = full(ctx.settings)
+    cfg = with_defaults(SETTINGS, ctx.settings)
     if ctx.game.round >= 1 and cfg["rules.flight_advanced"]:
         end_of_round(ctx, cfg)
 
@@ -118,7 +119,7 @@ def start_round(ctx: Ctx) -> None:
     """A new initiative step (TC-3, TC-4) from the second round on."""
     if ctx.game.round <= 1:
         return
-    cfg = full(ctx.settings)
+    cfg = with_defaults(SETTINGS, ctx.settings)
     if not cfg["init.reroll_each_round"]:
         return
     fight = fighters(ctx.game)
