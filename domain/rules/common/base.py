@@ -83,8 +83,20 @@ class Setting:
 
 def with_defaults(table: Mapping[str, Setting], settings: Mapping[str, Any]) -> dict[str, Any]:
     """An encounter's `settings` over the defaults of a rule system's settings `table`:
-    every key of the table is there, and what the encounter set wins."""
-    return {key: spec.default for key, spec in table.items()} | dict(settings)
+    every key of the table is there, and what the encounter set wins.
+
+    The defaults of a table are gathered once (d20-na's act asks at every action, and the
+    resolver runs thousands of those); the table itself is kept beside them, so an id
+    reused by another table is never mistaken for it."""
+    known = _DEFAULTS.get(id(table))
+    if known is None or known[0] is not table:
+        known = _DEFAULTS[id(table)] = (table, {k: spec.default for k, spec in table.items()})
+    out = dict(known[1])
+    out.update(settings)
+    return out
+
+
+_DEFAULTS: dict[int, tuple[Mapping[str, Setting], dict[str, Any]]] = {}
 
 
 @dataclass(frozen=True)
