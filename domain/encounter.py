@@ -18,6 +18,7 @@ from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
 from domain.rules.common.base import Outcome, RuleSystem, Setting
 from domain.rules.common.options import check as check_options
+from domain.rules.common.sheetcheck import with_preset
 from domain.state import GM, EncounterState, Game, Principal
 
 __all__ = [
@@ -176,10 +177,10 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
     _gm_only(ctx.who, "add combatants")
     sheet: Mapping[str, Any] = c.sheet
     if c.preset is not None:
-        preset = ctx.rules.presets.get(c.preset)
-        if preset is None:
+        merged = with_preset(ctx.rules.presets, c.preset, c.sheet)
+        if merged is None:
             raise Invalid(f"unknown preset {c.preset!r}; known: {sorted(ctx.rules.presets)}")
-        sheet = {**preset, **c.sheet}
+        sheet = merged
     valid = ctx.rules.validate_sheet(sheet, ctx.settings)
     unknown = [r for r in c.hidden if r not in valid.resources]
     if unknown:

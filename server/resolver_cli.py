@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from domain.rules import REGISTRY
+from domain.rules.common.sheetcheck import with_preset
 from server.offline import UserError, with_service
 
 SIMULATE_RULESETS = ("d20-na",)  # the rule systems domain.rules.d20_na.resolver can resolve
@@ -81,9 +82,10 @@ def _fighter(raw: str, rules: Any) -> tuple[str | dict[str, Any], str]:
             raise UsageError(f"{raw}: beside 'sheet' only 'name' and 'preset' are allowed")
         data = data["sheet"]
     if preset is not None:
-        if preset not in rules.presets:
+        merged = with_preset(rules.presets, preset, data)
+        if merged is None:
             raise UsageError(f"{raw}: unknown preset {preset!r}")
-        data = {**rules.presets[preset], **data}
+        data = merged
     if not isinstance(name, str):
         raise UsageError(f"{raw}: 'name' must be text")
     return data, name

@@ -22,6 +22,7 @@ from domain.commands import decode_strict
 from domain.errors import Invalid, Refused, RuleViolation
 from domain.events import event_data
 from domain.rules import REGISTRY
+from domain.rules.common.sheetcheck import with_preset
 from domain.rules.d20_na.resolver import Summary, buckets, simulate
 from projections.log import narrate
 from server.errors import HTTPError, json_response
@@ -74,11 +75,12 @@ def fighter(side: str, raw: str | dict[str, Any], rules: Any) -> tuple[str | dic
     if name is not None and (not isinstance(name, str) or not 1 <= len(name.strip()) <= 60):
         raise Invalid(f"{side}: 'name' is text of 1 to 60 characters")
     if preset is not None:
-        if not isinstance(preset, str) or preset not in rules.presets:
+        merged = with_preset(rules.presets, preset, data)
+        if merged is None:
             raise Invalid(f"{side}: unknown preset {preset!r}")
         if not data:  # the preset as it is: the very duel `fracas simulate` runs
             return preset, (name or preset.capitalize()).strip()
-        data = {**rules.presets[preset], **data}
+        data = merged
     try:
         rules.validate_sheet(data, {})
     except Refused as e:

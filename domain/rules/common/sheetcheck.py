@@ -43,3 +43,12 @@ def stats(sheet: Mapping[str, Any], table: Stats, other: Iterable[str] = ()) -> 
             raise Invalid(f"sheet.{key} is required")
         out[key] = whole(f"sheet.{key}", value, low, high)
     return out
+
+
+def with_preset(
+    presets: Mapping[str, Mapping[str, Any]], preset: Any, sheet: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """`sheet`'s fields over those of the preset named `preset`; None if there is no such
+    preset (each caller says so in its own words: a command, the CLI, the HTTP body)."""
+    base = presets.get(preset) if isinstance(preset, str) else None
+    return None if base is None else {**base, **sheet}
