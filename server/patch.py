@@ -86,14 +86,17 @@ def _diff_dict(path: str, old: dict[str, Any], new: dict[str, Any], out: list[Op
 
 
 def _diff_list(path: str, old: list[Any], new: list[Any], out: list[Op]) -> None:
-    slid = _window(path, old, new)
     if len(old) == len(new):
-        inplace: list[Op] = []
-        for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            _diff(f"{path}/{i}", a, b, inplace)
-        if slid is None or len(_encode(inplace)) <= len(_encode(slid)):
-            out.extend(inplace)
+        # In place, each changed item costs an op or more; a window that slid costs its
+        # removes and adds: the window when it is fewer ops (the log tail), else in place.
+        changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if not _same(a, b)]
+        slid = _window(path, old, new) if len(changed) > 1 else None
+        if slid is None or len(slid) >= len(changed):
+            for i in changed:
+                _diff(f"{path}/{i}", old[i], new[i], out)
             return
+    else:
+        slid = _window(path, old, new)
     if slid is not None:
         out.extend(slid)
         return
