@@ -2,10 +2,14 @@
 
 Starts one `fracas serve` on --url (a database it may create tables in), plays the
 six-combatant d20-na fight of tests/e2e/scripted_fight.py (a hidden GM roll every third
-move), and records every update a GM and a spectator receive with and without
-`patch=1`. Prints the median, p90 and max bytes per kind, and the time to encode one
-median update the old way (json.dumps of to_builtins, ASCII) and the new (msgspec,
-escaped once). Run by hand: `python -m bench.patch_size --url postgresql://...`.
+move) --fights times (the server's dice make each fight different; the figures pool
+them), and records every update a GM, a player (one combatant's token) and a spectator
+receive with and without `patch=1`. Prints the median, p90 and max bytes per stream
+(UTF-8, as sent) and the median of its parts, as a Markdown table, where the patch
+bytes go by board key, and the time to encode one median update the old way
+(json.dumps of to_builtins, ASCII) and the new (msgspec). Run by hand:
+`python -m bench.patch_size --url postgresql://...`; run from another checkout's
+folder (the script copied there) to measure that checkout's server the same way.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import msgspec
@@ -25,7 +30,7 @@ from websockets.sync.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from server.hub import message
-from tests.e2e.conftest import start_server, stop_server
+from tests.e2e.conftest import Instance, start_server, stop_server
 from tests.e2e.scripted_fight import open_fight, play
 
 
@@ -39,38 +44,59 @@ def collect(url: str, out: list[str], until: list[int], stop: threading.Event) -
             out.append(str(raw))
 
 
+def _size(value: object) -> int:
+    """Bytes of `value` as compact UTF-8 JSON (what the server sends)."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def watch_one(
+    inst: Instance, http: httpx.Client, fight: dict[str, Any], steps: int,
+    streams: dict[str, list[str]],
+) -> int:
+    """Play one fight with a GM, a player and a spectator watching, each with and
+    without `patch=1`; their messages are added to `streams`. The last version."""
+    stop = threading.Event()
+    threads = []
+    player = next(iter(fight["players"].values()))
+    for role, token in (("gm", fight["gm"]), ("player", player),
+                        ("spectator", fight["spectator"])):  # fmt: skip
+        for kind in ("board", "patch"):
+            q = f"token={token}" + ("&patch=1" if kind == "patch" else "")
+            out = streams.setdefault(f"{role} {kind}", [])
+            t = threading.Thread(
+                target=collect,
+                args=(f"{inst.ws}/ws/encounters/{fight['id']}?{q}", out, [], stop),
+                daemon=True,
+            )
+            t.start()
+            threads.append(t)
+    time.sleep(0.5)
+    last = play(http, fight, steps)
+    time.sleep(1.0)
+    stop.set()
+    for t in threads:
+        t.join()
+    return last
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--url", required=True)
     p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--fights", type=int, default=5, help="fights pooled (default 5)")
     args = p.parse_args()
     log = Path(tempfile.mkdtemp()) / "serve.log"
     inst = start_server(args.url, str(log))
     try:
         http = httpx.Client(base_url=inst.base, timeout=10)
-        fight = open_fight(http)
         streams: dict[str, list[str]] = {}
-        stop = threading.Event()
-        threads = []
-        for role, token in (("gm", fight["gm"]), ("spectator", fight["spectator"])):
-            for kind in ("board", "patch"):
-                q = f"token={token}" + ("&patch=1" if kind == "patch" else "")
-                out = streams[f"{role} {kind}"] = []
-                t = threading.Thread(
-                    target=collect,
-                    args=(f"{inst.ws}/ws/encounters/{fight['id']}?{q}", out, [], stop),
-                    daemon=True,
-                )
-                t.start()
-                threads.append(t)
-        time.sleep(0.5)
-        last = play(http, fight, args.steps)
-        time.sleep(1.0)
-        stop.set()
-        for t in threads:
-            t.join()
-        print(f"fight: {len(fight['players'])} combatants, last version {last}")
+        for _ in range(args.fights):  # the server's dice decide each fight's length
+            fight = open_fight(http)
+            last = watch_one(inst, http, fight, args.steps, streams)
+            print(f"fight: {len(fight['players'])} combatants, last version {last}")
         medians: dict[str, str] = {}
+        print("| stream | updates | median update | its events | its board / patch | p90 | max |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
         for name, msgs in streams.items():
             updates = [m for m in msgs if json.loads(m)["type"] == "update"]
             sizes = sorted(len(m.encode()) for m in updates)
@@ -78,30 +104,28 @@ def main() -> int:
             medians[name] = next(m for m in updates if len(m.encode()) >= med)
             parts = [json.loads(m) for m in updates]
             key = "patch" if "patch" in name else "board"
-            ev = statistics.median(
-                len(json.dumps(u["events"], separators=(",", ":"))) for u in parts
-            )
-            rest = statistics.median(
-                len(json.dumps(u.get(key), separators=(",", ":"))) for u in parts
-            )
-            print(f"{name:16} median of its parts: events {ev:.0f} B, {key} {rest:.0f} B")
+            ev = statistics.median(_size(u["events"]) for u in parts)
+            rest = statistics.median(_size(u.get(key)) for u in parts)
+            role, kind = name.split()
             print(
-                f"{name:16} updates {len(sizes):4}  median {med:8.0f} B  "
-                f"p90 {sizes[int(0.9 * (len(sizes) - 1))]:7} B  max {sizes[-1]:7} B"
+                f"| {role}, {'patch=1' if kind == 'patch' else 'board'} | {len(sizes)} | "
+                f"{med:,.0f} B | {ev:,.0f} B | {rest:,.0f} B | "
+                f"{sizes[int(0.9 * (len(sizes) - 1))]:,} B | {sizes[-1]:,} B |"
             )
-        shares: dict[str, int] = {}
-        patches = [json.loads(m) for m in streams["gm patch"]]
-        for u in patches:
-            for op in u.get("patch", []):
-                top = op["path"].split("/")[1] if op["path"] else ""
-                shares[top] = shares.get(top, 0) + len(json.dumps(op, separators=(",", ":")))
-        total = sum(shares.values()) or 1
-        print(
-            "gm patch bytes by board key:",
-            ", ".join(
-                f"{k} {v / total:.0%}" for k, v in sorted(shares.items(), key=lambda kv: -kv[1])
-            ),
-        )
+        for role in ("gm", "player", "spectator"):
+            shares: dict[str, int] = {}
+            for u in (json.loads(m) for m in streams[f"{role} patch"]):
+                for op in u.get("patch", []):
+                    top = op["path"].split("/")[1] if op["path"] else ""
+                    shares[top] = shares.get(top, 0) + _size(op)
+            total = sum(shares.values()) or 1
+            print(
+                f"{role} patch bytes by board key:",
+                ", ".join(
+                    f"{k} {v / total:.0%}"
+                    for k, v in sorted(shares.items(), key=lambda kv: -kv[1])[:5]
+                ),
+            )
         body = json.loads(medians["gm board"])
         n = 2000
         t0 = time.perf_counter()

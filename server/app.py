@@ -52,7 +52,7 @@ from server.errors import (
     on_validation,
 )
 from server.hub import Hub
-from server.live import WsMessage, WsServerMessage, ws_encounter
+from server.live import WsMessage, WsPatchServerMessage, WsServerMessage, ws_encounter
 from server.live_war import ws_campaign
 from server.log_api import routes as log_routes
 from server.metrics import Metrics
@@ -244,8 +244,9 @@ async def rulesets(request: Request) -> Response:
 
 
 async def schema(request: Request) -> Response:
-    (commands, events_, ws, ws_server), components = msgspec.json.schema_components(
-        [cmd.AnyCommand, ev.AnyEvent, WsMessage, WsServerMessage], ref_template="#/$defs/{name}"
+    (commands, events_, ws, ws_server, ws_patch), components = msgspec.json.schema_components(
+        [cmd.AnyCommand, ev.AnyEvent, WsMessage, WsServerMessage, WsPatchServerMessage],
+        ref_template="#/$defs/{name}",
     )
     return json_response(
         {
@@ -253,6 +254,7 @@ async def schema(request: Request) -> Response:
             "events": events_,
             "websocket_client": ws,
             "websocket_server": ws_server,
+            "websocket_server_patch": ws_patch,  # with `patch=1`
             "$defs": components,
         }
     )

@@ -31,9 +31,9 @@ from projections.board import board
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.metrics import Metrics
-from server.patch import diff
 from server.service import KEEP_LINES, envelope
 from server.store import EventStore
+from server.updates import patch_update, scoped, whole_view
 
 log = logging.getLogger(__name__)
 QUEUE = 256
@@ -120,10 +120,15 @@ class Room:
     dirty: bool = False  # woken while being read: read once more
 
     def board_now(self, role: str) -> Any:
-        """The role's board at the current version, built at most once."""
+        """The role's board at the current version, built at most once (a `patch=1`
+        view, server/updates.py, is cut from its whole board)."""
         built = self.boards.get(role)
         if built is None:
-            built = self.boards[role] = msgspec.to_builtins(self.board(role))
+            if whole_view(role) == role:
+                built = msgspec.to_builtins(self.board(role))
+            else:
+                built = scoped(role, self.board_now)
+            self.boards[role] = built
         return built
 
     def snapshot(self, role: str) -> str:
@@ -303,12 +308,9 @@ class Hub:
             full = patched = None
             old = before.get(role)
             for w in watchers:
-                if w.patch and old is not None:
+                if w.patch:
                     if patched is None:
-                        patched = message(
-                            {"type": "update", "version": version, "events": events,
-                             "patch": diff(old, new)}
-                        )  # fmt: skip
+                        patched = message(patch_update(version, events, old, new))
                     self._offer(room, w, patched)
                 else:
                     if full is None:
@@ -349,9 +351,10 @@ class Hub:
             else:
                 missed = await self.store.read_stream(stream, after=after, upto=version)
                 envs = [envelope(r) for r in missed]
+                events, board_ = room.visible(envs, w.role), room.board_now(w.role)
                 text = message(
-                    {"type": "update", "version": version,
-                     "events": room.visible(envs, w.role), "board": room.board_now(w.role)}
+                    patch_update(version, events, None, board_) if w.patch else
+                    {"type": "update", "version": version, "events": events, "board": board_}
                 )  # fmt: skip
             w.queue.put_nowait(text)
             room.watchers.add(w)

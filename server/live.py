@@ -6,7 +6,8 @@ send is a ping; other text gets an error message and the socket stays open, a bi
 frame closes it 1003. A frame over CLIENT_FRAME_LIMIT closes it 1009 and a client that
 stops reading is reset: both happen below ASGI, in server/ws_transport.py. With
 `patch=1` each update after the first message carries an RFC 6902 `patch` from the
-previous board instead of the whole `board` (server/patch.py).
+previous board instead of the whole `board` (server/patch.py), compact events and a
+`legal` cut to what the connection can act on (server/updates.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from server import auth
 from server.hub import Hub, Watcher
 from server.requests import service, view_role
 from server.service import parse_id, stream_of
+from server.updates import patch_view
 
 
 class WsMessage(msgspec.Struct, tag_field="type", tag="ping", forbid_unknown_fields=True):
@@ -50,13 +52,38 @@ class WsPatchOp(msgspec.Struct, omit_defaults=True):
 
 class WsUpdate(msgspec.Struct, tag_field="type", tag="update"):
     """Each committed change (or, on connect with `after`, every missed one at once):
-    the envelopes the role may read, and either the `board` at `version` or, for a
-    client that connected with `patch=1`, the `patch` (RFC 6902) that turns the last
-    board this connection received into it. The first message of a connection always
-    carries a whole board (the snapshot, or the catch-up update)."""
+    the envelopes the role may read (as GET /api/encounters/{id}/events gives them; a
+    combatant's arrival read by another role than the GM's carries `"redacted": true`)
+    and the `board` at `version`. A client that connected with `patch=1` gets
+    `WsPatchUpdate` instead."""
 
     version: int
     events: list[dict[str, Any]]
+    board: dict[str, Any]
+
+
+class WsEvent(msgspec.Struct):
+    """An event as a `patch=1` connection gets it: its `version`, `type` and `data`
+    (filtered for the role as in any envelope it may read). The audit fields (`stream`,
+    `position`, `meta`, `prev_hash`, `hash`) are in GET /api/encounters/{id}/events
+    and the audit bundle."""
+
+    version: int
+    type: str
+    data: dict[str, Any]
+
+
+class WsPatchUpdate(msgspec.Struct, tag_field="type", tag="update"):
+    """An update on a `patch=1` connection: the events the role may read, compact, and
+    the `patch` (RFC 6902) that turns the last board this connection received into the
+    board at `version`; the first message of a connection carries a whole `board`
+    instead (the snapshot, or with `after` the catch-up update). A `patch=1`
+    connection's boards are its role's boards except `legal`, which holds only what it
+    can act on: every listed combatant for the GM, a player's own combatants, none for
+    a spectator."""
+
+    version: int
+    events: list[WsEvent]
     board: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     patch: list[WsPatchOp] | msgspec.UnsetType = msgspec.UNSET
 
@@ -79,6 +106,8 @@ class WsError(msgspec.Struct, tag_field="type", tag="error"):
 
 
 WsServerMessage = WsSnapshot | WsUpdate | WsPong | WsError
+# What a connection that asked for `patch=1` receives (WS /ws/encounters/{id} only).
+WsPatchServerMessage = WsSnapshot | WsPatchUpdate | WsPong | WsError
 
 
 _ws_decoder = msgspec.json.Decoder(WsMessage)
@@ -110,7 +139,8 @@ async def ws_encounter(websocket: WebSocket) -> None:
     await websocket.accept()
     hub: Hub = websocket.app.state.hub
     stream = stream_of(eid)
-    watcher = Watcher(websocket, view_role(who), patch=raw_patch == "1")
+    patch = raw_patch == "1"
+    watcher = Watcher(websocket, patch_view(who) if patch else view_role(who), patch=patch)
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
     token_id = await auth.id_of(svc.pool, eid, token) if token else None
     revocations = websocket.app.state.revocations

@@ -21,7 +21,7 @@ from domain.rules import REGISTRY
 from server import api_types as t
 from server.bounds import MAX_PARAM
 from server.campaigns import RULESET, CreateCampaign, WarCommand
-from server.live import WsMessage, WsServerMessage
+from server.live import WsMessage, WsPatchServerMessage, WsServerMessage
 from server.log_api import MAX_LIMIT
 from server.resolver_cli import SIMULATE_RULESETS
 from server.resolver_http import SimulateBody
@@ -332,9 +332,15 @@ def openapi() -> dict[str, Any]:
 
 
 def _channel(
-    address: str, what: str, client: Any, server: Any, description: str = ""
+    address: str,
+    what: str,
+    client: Any,
+    server: Any,
+    description: str = "",
+    patched: Any = None,
 ) -> dict[str, Any]:
-    """One websocket channel: its `token`/`after` query and its two message kinds."""
+    """One websocket channel: its `token`/`after` query and its message kinds (with
+    `patched`, also the `patch` query and what a `patch=1` connection receives)."""
     channel: dict[str, Any] = {
         "address": address,
         "parameters": {"id": {"description": what}},
@@ -354,6 +360,16 @@ def _channel(
             "server": {"payload": server, "summary": "snapshot, update, pong or error"},
         },
     }
+    if patched is not None:
+        channel["bindings"]["ws"]["query"]["properties"]["patch"] = {
+            "type": "string",
+            "enum": ["0", "1"],
+            "description": "1: updates carry an RFC 6902 `patch` (serverPatch messages)",
+        }
+        channel["messages"]["serverPatch"] = {
+            "payload": patched,
+            "summary": "with patch=1: snapshot, update (compact events, a patch), pong or error",
+        }
     if description:
         channel["description"] = description
     return channel
@@ -363,8 +379,9 @@ def _channel(
 def asyncapi() -> dict[str, Any]:
     """The AsyncAPI 3 document of WS /ws/encounters/{id} (CONTRACT section 7) and of
     WS /ws/campaigns/{id} (a War's live page)."""
-    (client, server, events), components = msgspec.json.schema_components(
-        [WsMessage, WsServerMessage, ev.AnyEvent], ref_template="#/components/schemas/{name}"
+    (client, server, patched, events), components = msgspec.json.schema_components(
+        [WsMessage, WsServerMessage, WsPatchServerMessage, ev.AnyEvent],
+        ref_template="#/components/schemas/{name}",
     )
     return {
         "asyncapi": "3.0.0",
@@ -376,12 +393,15 @@ def asyncapi() -> dict[str, Any]:
             " versions strictly increase. A slow client is closed 1013; an oversized frame"
             " 1009, a binary one"
             " 1003; a bad token 4401, a bad `after` 4400, an unknown encounter 4404."
-            " `events[].data` is one of the `events` schemas (`x-events`).",
+            " `events[].data` is one of the `events` schemas (`x-events`). With `patch=1`"
+            " (encounters only) the frames are `serverPatch`: updates carry compact events"
+            " (version, type, data) and an RFC 6902 `patch`, and `legal` only what the"
+            " connection can act on.",
         },
         "servers": {"local": {"host": "127.0.0.1:8000", "protocol": "ws"}},
         "channels": {
             "encounter": _channel(
-                "/ws/encounters/{id}", "the encounter's uuid", client, server
+                "/ws/encounters/{id}", "the encounter's uuid", client, server, patched=patched
             ),
             "war": _channel(
                 "/ws/campaigns/{id}",
@@ -396,7 +416,10 @@ def asyncapi() -> dict[str, Any]:
             "receiveBoard": {
                 "action": "receive",
                 "channel": {"$ref": "#/channels/encounter"},
-                "messages": [{"$ref": "#/channels/encounter/messages/server"}],
+                "messages": [
+                    {"$ref": "#/channels/encounter/messages/server"},
+                    {"$ref": "#/channels/encounter/messages/serverPatch"},
+                ],
             },
             "sendPing": {
                 "action": "send",

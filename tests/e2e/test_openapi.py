@@ -83,6 +83,15 @@ def test_the_asyncapi_document_names_the_websocket_messages() -> None:
     assert doc["asyncapi"].startswith("3.")
     names = set(doc["components"]["schemas"])
     assert {"WsSnapshot", "WsUpdate", "WsPong", "WsError", "WsMessage"} <= names
+    # A `patch=1` connection's frames: compact events and a patch (encounters only).
+    encounter, war = doc["channels"]["encounter"], doc["channels"]["war"]
+    assert "patch" in encounter["bindings"]["ws"]["query"]["properties"]
+    assert set(encounter["messages"]) == {"client", "server", "serverPatch"}
+    assert set(war["messages"]) == {"client", "server"}
+    patched = doc["components"]["schemas"]["WsPatchUpdate"]
+    assert {"events", "patch", "board"} <= set(patched["properties"])
+    assert doc["components"]["schemas"]["WsEvent"]["required"] == ["version", "type", "data"]
+    assert "patch" not in doc["components"]["schemas"]["WsUpdate"]["properties"]
     for ref in _refs(doc):
         parts = ref.removeprefix("#/").split("/")
         node: Any = doc

@@ -2,7 +2,9 @@
 
 A patch client's boards, folded from the patches it receives (with jsonpatch, the
 reference RFC 6902 implementation), equal the whole boards a plain client gets, per role,
-over a scripted d20-na fight with hidden GM rolls.
+over a scripted d20-na fight with hidden GM rolls, but for `legal`, cut to what the
+connection can act on (all for the GM, a player's own combatants, none for a
+spectator); its events are the plain client's, compact (version, type, data).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from tests.e2e.conftest import Api, Instance
 from tests.e2e.scripted_fight import open_fight, play
+from tests.e2e.test_http import setup_fight
 
 
 class Reader(threading.Thread):
@@ -73,14 +76,27 @@ def boards_of(messages: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     return out
 
 
+def cut(board: dict[str, Any], mine: set[str] | None) -> dict[str, Any]:
+    """A whole board as a `patch=1` connection sees it: `legal` only for `mine` (None:
+    every combatant, the GM's)."""
+    if mine is None:
+        return board
+    return {**board, "legal": {k: v for k, v in board["legal"].items() if k in mine}}
+
+
+def compact(envelopes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"version": e["version"], "type": e["type"], "data": e["data"]} for e in envelopes]
+
+
 def test_patched_boards_equal_whole_boards_for_every_role_over_a_fight_with_hidden_rolls(
     servers: tuple[Instance, Instance], api: Api
 ) -> None:
     one, two = servers
     fight = open_fight(api.http)
     eid = fight["id"]
-    tokens = {"gm": fight["gm"], "player": next(iter(fight["players"].values())),
-              "spectator": fight["spectator"]}  # fmt: skip
+    own, player = next(iter(fight["players"].items()))
+    tokens = {"gm": fight["gm"], "player": player, "spectator": fight["spectator"]}
+    mine: dict[str, set[str] | None] = {"gm": None, "player": {own}, "spectator": set()}
     with contextlib.ExitStack() as stack:
         conns = {(role, kind): open_ws(stack, one if kind == "plain" else two, eid, token,
                                        *(["patch=1"] if kind == "patch" else []))
@@ -99,14 +115,66 @@ def test_patched_boards_equal_whole_boards_for_every_role_over_a_fight_with_hidd
             common = whole.keys() & folded.keys()
             assert last in common and len(common) > 10
             for v in sorted(common):
-                assert folded[v] == whole[v], (role, v)
+                assert folded[v] == cut(whole[v], mine[role]), (role, v)
+            # The same events (batched as each server read them), compact: what the plain
+            # client got, less the audit fields.
+            events = [e for m in patch if m["type"] == "update" for e in m["events"]]
+            assert events == compact([e for m in plain if m["type"] == "update"
+                                      for e in m["events"]])  # fmt: skip
+            assert all(set(e) == {"version", "type", "data"} for e in events) and events
             # The role's boards are its own: a spectator's never shows a hidden roll.
             if role != "gm":
                 assert all(not line["hidden"] for b in folded.values() for line in b["log"])
         assert patched_updates > 30
+        # The player's board acts for its own combatant only, and did get its actions.
+        player_boards = boards_of(conns["player", "patch"][1].messages).values()
+        assert all(set(b["legal"]) <= {own} for b in player_boards)
+        assert any(b["legal"] for b in player_boards)
+        spectator_boards = boards_of(conns["spectator", "patch"][1].messages).values()
+        assert all(not b["legal"] for b in spectator_boards)
         gm_board, public = boards_of(conns["gm", "patch"][1].messages)[last], \
             boards_of(conns["spectator", "patch"][1].messages)[last]  # fmt: skip
         assert gm_board["dice"]["rolls"] > public["dice"]["rolls"]  # the hidden rolls
+
+
+def test_compact_events_and_patches_never_carry_what_the_role_may_not_see(
+    servers: tuple[Instance, Instance], api: Api
+) -> None:
+    f = setup_fight(api)
+    eid, gm = f["id"], f["gm"]
+    with contextlib.ExitStack() as stack:
+        readers = {role: open_ws(stack, servers[1], eid, f[role], "patch=1")[1]
+                   for role in ("gm", "alice", "spectator")}  # fmt: skip
+        api.ok(eid, gm, {"type": "add_combatant", "name": "Ogre", "side": "outlaws",
+                         "preset": "bandit", "hidden": ["hp"]})  # fmt: skip
+        api.ok(eid, gm, {"type": "adjust", "combatant": "c3", "resource": "hp", "delta": -5,
+                         "reason": "a trap only the GM knows"})  # fmt: skip
+        api.ok(eid, gm, {"type": "act", "actor": "c1", "action": "attack", "target": "c2",
+                         "dice": [10]})  # fmt: skip
+        api.ok(eid, gm, {"type": "react", "actor": "c2", "reaction": "none"})
+        last = api.ok(eid, gm, {"type": "roll", "expr": "1d20", "hidden": True,
+                                "purpose": "the ogre wakes", "dice": [17]})["version"]  # fmt: skip
+        for reader in readers.values():
+            reader.wait_for(last)
+    for role, reader in readers.items():
+        updates = [m for m in reader.messages if m["type"] == "update"]
+        events = [e for m in updates for e in m["events"]]
+        text = json.dumps(reader.messages, ensure_ascii=False)
+        ogre = next(e["data"] for e in events if e["type"] == "combatant_added")
+        secret = [e for e in events if e["type"] == "resource_changed"
+                  and e["data"]["combatant_id"] == "c3"]  # fmt: skip
+        hp = next(c for c in boards_of(reader.messages)[max(boards_of(reader.messages))]
+                  ["combatants"] if c["id"] == "c3")["resources"]["hp"]  # fmt: skip
+        if role == "gm":
+            assert "ogre wakes" in text and "a trap only the GM knows" in text
+            assert ogre["resources"]["hp"] == 24 and ogre["sheet"] and secret and hp == 19
+        else:
+            assert "ogre wakes" not in text and "a trap only the GM knows" not in text
+            assert not secret and hp is None
+            assert ogre["resources"]["hp"] is None and ogre["sheet"] == {}
+            assert not any(e["type"] == "die_rolled" and e["data"]["hidden"] for e in events)
+            assert [m["events"] for m in updates if m["version"] == last] == [[]]
+        assert all(set(e) == {"version", "type", "data"} for e in events)
 
 
 def test_a_patch_client_that_resumes_with_after_gets_a_whole_board_first(
@@ -123,6 +191,7 @@ def test_a_patch_client_that_resumes_with_after_gets_a_whole_board_first(
         first = reader.messages[0]
         assert first["type"] == "update" and "board" in first and "patch" not in first
         assert [e["data"]["purpose"] for e in first["events"]] == ["missed"]
+        assert set(first["events"][0]) == {"version", "type", "data"}
         done = api.ok(eid, gm, {"type": "roll", "expr": "1d6", "purpose": "after"})["version"]
         reader.wait_for(done)
         nxt = reader.messages[-1]
@@ -144,6 +213,10 @@ def test_the_schema_describes_the_patch_of_an_update(api: Api) -> None:
     defs = api.http.get("/api/schema").json()
     text = json.dumps(defs)
     assert "WsPatchOp" in text and '"from"' in text and '"patch"' in text
+    patched = json.dumps(defs["websocket_server_patch"])
+    plain = json.dumps(defs["websocket_server"])
+    assert "WsPatchUpdate" in patched and "WsPatchUpdate" not in plain
+    assert defs["$defs"]["WsEvent"]["required"] == ["version", "type", "data"]
 
 
 def log_page(http: httpx.Client, eid: str, token: str | None, **params: Any) -> httpx.Response:

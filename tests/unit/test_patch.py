@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import random
 from typing import Any
 
@@ -22,7 +23,13 @@ def random_json(rng: random.Random, depth: int = 0) -> Any:
 
 
 def changed(rng: random.Random, doc: Any) -> Any:
-    """`doc` with a few of the changes boards go through (slid lists, renamed keys)."""
+    """`doc` with a few of the changes boards go through (slid lists, some with items
+    landing between kept ones, renamed keys)."""
+    if isinstance(doc, list) and rng.random() < 0.25:
+        kept = doc[rng.randint(0, len(doc)) :]
+        for _ in range(rng.randint(1, 3)):
+            kept.insert(rng.randint(0, len(kept)), random_json(rng))
+        return kept
     if isinstance(doc, list) and rng.random() < 0.5:
         return doc[rng.randint(0, len(doc)) :] + [
             random_json(rng) for _ in range(rng.randint(0, 3))
@@ -73,3 +80,28 @@ def test_keys_are_escaped_as_json_pointers() -> None:
         {"op": "replace", "path": "/a~1b", "value": 2},
         {"op": "remove", "path": "/m~0n"},
     ]
+
+
+def test_a_line_narrated_before_a_later_one_is_an_add_at_its_place_not_a_rewrite() -> None:
+    old = [{"v": v} for v in range(30)]
+    new = [*old[2:-1], {"v": 31}, old[-1], {"v": 32}]  # 31 lands before 29, 32 at the end
+    assert diff(old, new) == [
+        {"op": "remove", "path": "/0"},
+        {"op": "remove", "path": "/0"},
+        {"op": "add", "path": "/27", "value": {"v": 31}},
+        {"op": "add", "path": "/-", "value": {"v": 32}},
+    ]
+    assert jsonpatch.apply_patch(old, diff(old, new)) == new
+
+
+def test_a_list_changed_in_place_is_patched_in_place() -> None:
+    old = [{"id": i, "hp": 10} for i in range(6)]
+    new = [dict(x, hp=7) if x["id"] == 0 else x for x in old]
+    assert diff(old, new) == [{"op": "replace", "path": "/0/hp", "value": 7}]
+
+
+def test_true_and_1_and_false_and_0_are_different_values() -> None:
+    for old, new in (({"a": 1}, {"a": True}), ([0], [False]), ({"a": [1]}, {"a": [True]})):
+        ops = diff(old, new)
+        assert ops and jsonpatch.apply_patch(old, ops) == new
+        assert json.dumps(jsonpatch.apply_patch(old, ops)) == json.dumps(new)
