@@ -12,14 +12,14 @@ from typing import Any
 from domain import commands as cmd
 from domain import dice as dicelib
 from domain import events as ev
-from domain.context import Ctx, Dice
+from domain.context import Ctx, Dice, RuleSystem
 from domain.errors import Forbidden, Invalid, NotFound, Refused
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
-from domain.rules.common.base import Outcome, RuleSystem, Setting
 from domain.rules.common.options import check as check_options
 from domain.rules.common.sheetcheck import with_preset
 from domain.state import GM, EncounterState, Game, Principal
+from domain.terms import Outcome, Setting
 
 __all__ = [
     "CORE_SETTINGS",
