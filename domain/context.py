@@ -1,4 +1,8 @@
-"""The decision context a rule system works through.
+"""The decision context a rule system works through, and the `RuleSystem` Protocol.
+
+The two name each other (`Ctx.rules` is a `RuleSystem`; its hooks take a `Ctx`), so they
+live in one module; the terms they exchange are plain values in `domain.terms`, which
+imports no `Ctx`.
 
 `Ctx` holds a private clone of the state. Every event a decision emits is folded into
 that clone at once, so a rule reads the consequences of what it already decided (budget

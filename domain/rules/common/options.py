@@ -11,18 +11,27 @@ check that needs the game (d100-tcs: the weapon named must be the one in hand).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import msgspec
 
 from domain.errors import Invalid
-from domain.terms import Option, OptionTable
-
-if TYPE_CHECKING:
-    from domain.context import RuleSystem
-    from domain.state import Game
+from domain.state import Game
+from domain.terms import ActionSpec, Option, OptionTable
 
 MAX_OPTIONS_BYTES = 2048  # the options of one act/react, encoded as JSON
+
+
+class Declares(Protocol):
+    """What `check` reads of a rule system: its option table and the specs of its actions
+    and reactions (for the rule a refusal cites). Every `RuleSystem` has them."""
+
+    @property
+    def options(self) -> OptionTable: ...
+    @property
+    def actions(self) -> Mapping[str, ActionSpec]: ...
+    @property
+    def reactions(self) -> Mapping[str, ActionSpec]: ...
 
 
 def describe(option: Option) -> dict[str, Any]:
@@ -46,7 +55,7 @@ def describe_all(declared: Mapping[str, Option]) -> dict[str, dict[str, Any]]:
 
 
 def check(
-    rules: RuleSystem,
+    rules: Declares,
     game: Game,
     actor: str,
     kind: Literal["action", "reaction"],
