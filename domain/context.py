@@ -1,4 +1,8 @@
-"""The decision context a rule system works through.
+"""The decision context a rule system works through, and the `RuleSystem` Protocol.
+
+The two name each other (`Ctx.rules` is a `RuleSystem`; its hooks take a `Ctx`), so they
+live in one module; the terms they exchange are plain values in `domain.terms`, which
+imports no `Ctx`.
 
 `Ctx` holds a private clone of the state. Every event a decision emits is folded into
 that clone at once, so a rule reads the consequences of what it already decided (budget
@@ -7,16 +11,15 @@ spent, HP lost) before deciding the next thing. Dice come only through `roll`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from domain import events as ev
+from domain.commands import Act, React, RepairArmor
 from domain.errors import Invalid, NotFound, Refused
 from domain.evolve import evolve
-from domain.state import Combatant, EncounterState, Game, Principal
-
-if TYPE_CHECKING:  # a type only: the rule systems import Ctx, never the other way round
-    from domain.rules.common.base import RuleSystem
+from domain.state import Combatant, EncounterState, Game, Pending, Principal
+from domain.terms import ActionSpec, LegalAction, OptionTable, Outcome, Setting, Sheet, TurnShape
 
 
 class Drawn(Protocol):
@@ -45,6 +48,78 @@ class Dice(Protocol):
 
 
 Judge = Callable[[list[int]], ev.Check | None]
+
+
+class RuleSystem(Protocol):
+    """A rule system: sheets, initiative, turn structure, and the resolution of act/react.
+
+    Every hook the encounter calls is here, typed; `Rules` gives the defaults most
+    systems keep. A system puts its own conditions on through `ctx.condition`
+    (d100-tcs: `no_aoo` after a disengage, TC-27) and reads their modifiers with
+    `domain.conditions.modifiers`.
+    """
+
+    id: str
+    name: str
+    version: str
+    settings: Mapping[str, Setting]
+    actions: Mapping[str, ActionSpec]
+    reactions: Mapping[str, ActionSpec]
+    presets: Mapping[str, Mapping[str, Any]]
+    options: OptionTable  # what each action and reaction takes (domain/rules/common/options.py)
+    turn: TurnShape
+
+    def validate_sheet(self, sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
+        """Check a sheet; raise domain.errors.Invalid (with the rule id) if it breaks a rule."""
+        ...
+
+    def initiative(self, ctx: Ctx, combatants: list[str]) -> dict[str, int]:
+        """Each combatant's initiative score (rolling through ctx where the system rolls)."""
+        ...
+
+    def order(self, game: Game, scores: Mapping[str, int]) -> list[str]:
+        """The acting order from the scores (ties broken the system's way)."""
+        ...
+
+    def start_round(self, ctx: Ctx) -> None:
+        """Round-start bookkeeping (budgets, carry-overs): emit through ctx."""
+        ...
+
+    def advance(self, game: Game) -> tuple[bool, str, str] | None:
+        """After a turn ends: (new_round?, next actor, phase), or None when nobody can act."""
+        ...
+
+    def end_round(self, ctx: Ctx) -> None:
+        """What is settled at the end of a round, before the next one opens (TC-29)."""
+        ...
+
+    def turn_ended(self, ctx: Ctx, actor: str, round_over: bool) -> None:
+        """Bookkeeping once `actor`'s turn has ended and the next one started (NA-AMB-3)."""
+        ...
+
+    def act(self, ctx: Ctx, command: Act) -> Outcome:
+        """Resolve an action; emit events through ctx; raise Refused when a rule forbids."""
+        ...
+
+    def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
+        """Resolve the answer to a pending attack (`none` = no defense)."""
+        ...
+
+    def after_command(self, ctx: Ctx) -> None:
+        """After any command: what follows from the state (defeat at 0 HP, a fleer gone)."""
+        ...
+
+    def repair(self, ctx: Ctx, command: RepairArmor) -> None:
+        """The GM's `repair_armor`; a system without armor refuses it."""
+        ...
+
+    def check_reorder(self, ctx: Ctx) -> None:
+        """Raise Refused where the system forbids a hand-set order now (set_initiative)."""
+        ...
+
+    def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
+        """What `actor` may do now, each with why not, its cost and its odds."""
+        ...
 
 
 class Ctx:

@@ -12,14 +12,14 @@ from typing import Any
 from domain import commands as cmd
 from domain import dice as dicelib
 from domain import events as ev
-from domain.context import Ctx, Dice
+from domain.context import Ctx, Dice, RuleSystem
 from domain.errors import Forbidden, Invalid, NotFound, Refused
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
-from domain.rules.common.base import Outcome, RuleSystem, Setting
-from domain.rules.common.options import check as check_options
+from domain.rules.common import options
 from domain.rules.common.sheetcheck import with_preset
 from domain.state import GM, EncounterState, Game, Principal
+from domain.terms import Outcome, Setting
 
 __all__ = [
     "CORE_SETTINGS",
@@ -255,7 +255,7 @@ def _act(ctx: Ctx, c: cmd.Act) -> None:
         if ctx.game.actor != c.actor:
             raise Refused("not_your_turn", f"it is not {ctx.combatant(c.actor).name}'s turn")
         _no_pending(ctx)
-    check_options(ctx.rules, ctx.game, c.actor, "action", c.action, c.options)
+    options.check(ctx.rules, ctx.game, c.actor, "action", c.action, c.options)
     ctx.emit(
         ev.ActionDeclared(
             actor=c.actor,
@@ -279,7 +279,7 @@ def _react(ctx: Ctx, c: cmd.React) -> None:
         raise Invalid(f"unknown reaction {c.reaction!r}; known: {sorted(ctx.rules.reactions)}")
     if c.reaction != "none":
         _in_fight(ctx, c.actor)
-    check_options(ctx.rules, ctx.game, c.actor, "reaction", c.reaction, c.options)
+    options.check(ctx.rules, ctx.game, c.actor, "reaction", c.reaction, c.options)
     ctx.emit(
         ev.ReactionDeclared(
             pending_id=pending.id,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.rules.common.base import RuleSystem
+from domain.context import RuleSystem
 from domain.rules.d20_na import D20NA
 from domain.rules.plain_d100 import PlainD100
 from domain.rules.ranks import RanksD100

@@ -18,20 +18,11 @@ from domain import events as ev
 from domain.commands import Act, React
 from domain.conditions import modifiers
 from domain.context import Ctx
-from domain.rules.common.base import (
-    ActionSpec,
-    LegalAction,
-    Outcome,
-    Rules,
-    Setting,
-    Sheet,
-    percent_under,
-    rotate,
-)
+from domain.rules.common.base import Rules, percent_under, rotate
 from domain.rules.common.judge import Judge, roll_under
-from domain.rules.common.options import OptionTable
 from domain.rules.common.sheetcheck import Stats, stats
 from domain.state import Game, Pending
+from domain.terms import ActionSpec, LegalAction, OptionTable, Outcome, Setting, Sheet
 
 _FIELDS: Stats = {
     "skill": (1, 100, None),

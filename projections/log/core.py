@@ -21,8 +21,8 @@ import msgspec
 
 from domain import events as ev
 from domain.rules import REGISTRY
-from domain.rules.common.base import ActionSpec
 from domain.state import EncounterState
+from domain.terms import ActionSpec
 from projections import conditions
 from projections import ranks_seals_words as seals
 

@@ -12,12 +12,12 @@ import msgspec
 import pytest
 
 from domain import commands as cmd
+from domain.context import RuleSystem
 from domain.dice import SeededRoller
 from domain.encounter import check_settings, decide, open_encounter
 from domain.errors import Invalid, Refused
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
-from domain.rules.common.base import RuleSystem
 from domain.rules.common.options import MAX_OPTIONS_BYTES, check
 from domain.state import GM, EncounterState
 from projections.export import bbcode, markdown, text

@@ -10,59 +10,28 @@ check that needs the game (d100-tcs: the weapon named must be the one in hand).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
 
 import msgspec
 
 from domain.errors import Invalid
-
-if TYPE_CHECKING:
-    from domain.rules.common.base import RuleSystem
-    from domain.state import Game
+from domain.state import Game
+from domain.terms import ActionSpec, Option, OptionTable
 
 MAX_OPTIONS_BYTES = 2048  # the options of one act/react, encoded as JSON
 
-Kind = Literal["int", "str", "bool", "list", "step"]
 
+class Declares(Protocol):
+    """What `check` reads of a rule system: its option table and the specs of its actions
+    and reactions (for the rule a refusal cites). Every `RuleSystem` has them."""
 
-@dataclass(frozen=True)
-class Option:
-    """One option: its type, its range (int) or allowed values, and the rule it serves.
-
-    `list` is a list of strings, each among `choices`, at most `max_length` of them; `step`
-    is d100-tcs's second declared action `{action, target?, options?}` (TC-7), its options
-    checked against that action's own declarations.
-    """
-
-    type: Kind
-    rule: str
-    description: str = ""
-    low: int | None = None
-    high: int | None = None
-    choices: tuple[Any, ...] = ()
-    max_length: int = 80  # characters of a str, items of a list
-
-
-Declared = Mapping[str, Mapping[str, Option]]
-# A check that needs the game: (game, actor, action or reaction, options, kind) -> None.
-StateCheck = Callable[["Game", str, str, Mapping[str, Any], str], None]
-
-
-@dataclass(frozen=True)
-class OptionTable:
-    """Every option each action and reaction of a rule system takes; `rule` is cited for
-    what has no better rule (a reaction such as `none`)."""
-
-    actions: Declared
-    reactions: Declared
-    rule: str
-    state_check: StateCheck | None = None
-
-    def of(self, kind: str, name: str) -> Mapping[str, Option]:
-        table = self.actions if kind == "action" else self.reactions
-        return table.get(name, {})
+    @property
+    def options(self) -> OptionTable: ...
+    @property
+    def actions(self) -> Mapping[str, ActionSpec]: ...
+    @property
+    def reactions(self) -> Mapping[str, ActionSpec]: ...
 
 
 def describe(option: Option) -> dict[str, Any]:
@@ -86,7 +55,7 @@ def describe_all(declared: Mapping[str, Option]) -> dict[str, dict[str, Any]]:
 
 
 def check(
-    rules: RuleSystem,
+    rules: Declares,
     game: Game,
     actor: str,
     kind: Literal["action", "reaction"],

@@ -11,9 +11,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from domain.errors import Refused
-from domain.rules.common.base import Cost, LegalAction, percent_under
+from domain.rules.common.base import percent_under
 from domain.rules.d20_na import combat, tables, turns
 from domain.state import Game
+from domain.terms import Cost, LegalAction
 
 HALF_ACTIONS = ("draw", "disengage", "move", "pick_up", "reload")
 TARGETED = (*combat.MODES, "charge")

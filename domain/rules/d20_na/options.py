@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from domain.rules.common.options import Option, OptionTable
 from domain.rules.d20_na.tables import AIMABLE
+from domain.terms import Option, OptionTable
 
 WEAPON = Option("str", "NA-11", "the weapon used", max_length=200)
 BLOW = {

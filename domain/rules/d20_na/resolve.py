@@ -19,9 +19,9 @@ from domain.commands import Act, React
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules.common import contact
-from domain.rules.common.base import Outcome, TurnOver
 from domain.rules.d20_na import combat, payloads, tables, turns
 from domain.state import Combatant, Pending
+from domain.terms import Outcome, TurnOver
 
 DAMAGE_RULE = {"melee": "NA-26", "shoot": "NA-34", "throw": "NA-35"}
 

@@ -18,20 +18,12 @@ from domain.commands import Act, React
 from domain.context import Ctx
 from domain.errors import Refused, RuleViolation
 from domain.rules.common import contact
-from domain.rules.common.base import (
-    ActionSpec,
-    LegalAction,
-    Outcome,
-    Rules,
-    Setting,
-    Sheet,
-    TurnOver,
-    with_defaults,
-)
+from domain.rules.common.base import Rules
 from domain.rules.d20_na import combat, legal, payloads, resolve, turns
 from domain.rules.d20_na.options import OPTIONS
 from domain.rules.d20_na.sheet import PRESETS, validate
 from domain.state import Game, Pending
+from domain.terms import ActionSpec, LegalAction, Outcome, Setting, Sheet, TurnOver, with_defaults
 
 SETTINGS: Mapping[str, Setting] = {
     "test.success_cmp": Setting("le", "a d20 test succeeds on roll <= stat (lt: <)", "NA-AMB-1",

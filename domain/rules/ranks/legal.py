@@ -8,13 +8,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Refused
-from domain.rules.common.base import Cost, LegalAction, percent_under
+from domain.rules.common.base import percent_under
 from domain.rules.ranks import skills
 from domain.rules.ranks.attack import ATTACKS, plan, short_of_mana
 from domain.rules.ranks.bond import master_of, servants_of
 from domain.rules.ranks.react import REDUCE, counter_refusal
 from domain.rules.ranks.tables import LETTERS, Rank, health_malus, parse_rank, threshold
 from domain.state import Combatant, Game, Pending
+from domain.terms import Cost, LegalAction
 
 
 def odds(me: Combatant, stat: str, cfg: Mapping[str, Any],

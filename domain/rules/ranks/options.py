@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Invalid
-from domain.rules.common.options import Option, OptionTable
 from domain.rules.ranks.attack import ATTACKS
 from domain.rules.ranks.tables import check_overrides
+from domain.terms import Option, OptionTable
 
 STATS = ("STR", "END", "AGI", "MANA_STAT", "LCK", "MAGIC", "NP")
 TABLE_VALUE = 1_000_000  # the largest table override, either sign

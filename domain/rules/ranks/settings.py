@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.rules.common.base import Setting, with_defaults
 from domain.rules.ranks.options import STATS, check_tables
 from domain.rules.ranks.tables import LEGACY_EXAMPLES
+from domain.terms import Setting, with_defaults
 
 VALUE_TABLES = ["damage", "reduction", "hp_mod", "mana_mod", "init_mod"]
 

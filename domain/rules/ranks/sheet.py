@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Invalid, RuleViolation
-from domain.rules.common.base import Sheet
 from domain.rules.ranks.seals import RESOURCE as SEALS
 from domain.rules.ranks.seals import validate_seals
 from domain.rules.ranks.skills import validate_skills
 from domain.rules.ranks.tables import Rank, check_overrides, parse_rank, value
+from domain.terms import Sheet
 
 CORE_STATS: tuple[str, ...] = ("STR", "END", "AGI", "MANA_STAT", "LCK")
 KINDS = ("master", "servant")

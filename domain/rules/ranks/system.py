@@ -21,7 +21,7 @@ from typing import Any
 
 from domain.commands import Act, React
 from domain.context import Ctx
-from domain.rules.common.base import ActionSpec, LegalAction, Outcome, Rules, Setting, Sheet, rotate
+from domain.rules.common.base import Rules, rotate
 from domain.rules.ranks import actions, react, skills
 from domain.rules.ranks.attack import ATTACKS
 from domain.rules.ranks.bond import master_of
@@ -31,6 +31,7 @@ from domain.rules.ranks.settings import SETTINGS, merged
 from domain.rules.ranks.sheet import PRESETS, validate
 from domain.rules.ranks.tables import Rank, order_key, parse_rank, value
 from domain.state import Game, Pending
+from domain.terms import ActionSpec, LegalAction, Outcome, Setting, Sheet
 
 _TIE_REROLLS = 20  # still tied after this many rerolls: name order decides
 

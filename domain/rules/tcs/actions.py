@@ -17,7 +17,6 @@ from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
 from domain.rules.common import contact
-from domain.rules.common.base import Outcome, TurnOver, with_defaults
 from domain.rules.common.judge import succeeded
 from domain.rules.tcs import combat, payloads
 from domain.rules.tcs.rules import check, cost, fleeing_foes, spell_left
@@ -30,6 +29,7 @@ from domain.rules.tcs.tables import (
     SETTINGS,
     Test,
 )
+from domain.terms import Outcome, TurnOver, with_defaults
 
 Step = tuple[str, str | None, dict[str, Any]]
 

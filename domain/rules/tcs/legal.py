@@ -6,11 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Refused
-from domain.rules.common.base import Cost, LegalAction, percent_under, with_defaults
+from domain.rules.common.base import percent_under
 from domain.rules.tcs.combat import tcs_named, test_of, weapon_of
 from domain.rules.tcs.rules import check, cost
 from domain.rules.tcs.tables import ACTIONS, ACTIONS_KEY, PER_TURN, SETTINGS
 from domain.state import Combatant, Game
+from domain.terms import Cost, LegalAction, with_defaults
 
 
 def choices(me: Combatant, action: str) -> dict[str, list[Any]]:

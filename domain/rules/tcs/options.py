@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Invalid
-from domain.rules.common.options import Option, OptionTable
 from domain.rules.tcs.combat import weapon_of
 from domain.rules.tcs.tables import SPRINT_MAX_M
 from domain.state import Game
+from domain.terms import Option, OptionTable
 
 NAME = 200  # longest weapon, item, TCS or spell name an option may give
 

@@ -20,22 +20,14 @@ from typing import Any
 from domain.commands import Act, React, RepairArmor
 from domain.context import Ctx
 from domain.errors import Refused
-from domain.rules.common.base import (
-    ActionSpec,
-    LegalAction,
-    Outcome,
-    Rules,
-    Setting,
-    Sheet,
-    TurnShape,
-    with_defaults,
-)
+from domain.rules.common.base import Rules
 from domain.rules.tcs import actions, legal, turns
 from domain.rules.tcs.damage import repair
 from domain.rules.tcs.options import OPTIONS
 from domain.rules.tcs.sheet import PRESETS, resources, validate
 from domain.rules.tcs.tables import ACTIONS, SETTINGS
 from domain.state import Game, Pending
+from domain.terms import ActionSpec, LegalAction, Outcome, Setting, Sheet, TurnShape, with_defaults
 
 
 class TCS(Rules):

@@ -13,8 +13,8 @@ from typing import Any
 
 from domain import events as ev
 from domain.errors import Invalid
-from domain.rules.common.base import ActionSpec, Setting
 from domain.rules.common.judge import Judge, criticals_win, roll_under
+from domain.terms import ActionSpec, Setting
 
 FUMBLE_TEXT = 200  # characters of one entry of the GM's fumble table (crit.table_d10)
 

@@ -21,12 +21,12 @@ from typing import Any
 
 from domain import events as ev
 from domain.context import Ctx
-from domain.rules.common.base import with_defaults
 from domain.rules.common.contact import break_contact
 from domain.rules.common.judge import succeeded
 from domain.rules.tcs.combat import fleeing
 from domain.rules.tcs.tables import SETTINGS, Test
 from domain.state import Combatant, Game
+from domain.terms import with_defaults
 
 
 def phase(round_: int) -> str:
