@@ -17,10 +17,10 @@ Two things the endpoint cannot do through ASGI:
 And one thing the endpoint should not do through ASGI: send each live update. Through ASGI,
 each watcher's update costs a task woken through a future, an ASGI dict, uvicorn's `send`
 awaiting its writable event, and the websockets Sans-I/O protocol framing the text again;
-with a thousand watchers that was 2x what a bare websockets server spends per connection
-(bench/RESULTS.md). So the connection offers itself to the app as a `Direct` sender, in the
-ASGI scope's extensions (`DIRECT`): the hub frames a role's update once (`Shared`) and
-writes the same bytes to every watcher's transport from its own task, as
+with a thousand watchers that was 1.5-2.2x what a bare websockets server spends per
+connection (bench/RESULTS.md). So the connection offers itself to the app as a `Direct`
+sender, in the ASGI scope's extensions (`DIRECT`): the hub frames a role's update once
+(`Shared`) and writes the same bytes to every watcher's transport from its own task, as
 `websockets.broadcast()` does. A transport over its high-water mark is not awaited: the
 update waits in the connection's backlog (a reference to the shared frame, not a copy)
 until the transport drains, and a client `backlog` messages behind is dropped (the caller
