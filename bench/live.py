@@ -3,6 +3,7 @@
     /tmp/venv/bin/python bench/live.py [--url postgresql://postgres@127.0.0.1:5432/bench_live]
         [--rate 100] [--seconds 15] [--trials 2] [--watchers 1000] [--updates 20]
         [--replay-events 10000] [--replay-commands 200] [--no-write] [--py-spy DIR]
+        [--only round_trip|fanout|replay] [--compression both|deflate|off]
 
 Everything runs against real `fracas serve` processes (`python -m server.cli serve`, uvicorn
 with ws="websockets") on one PostgreSQL database, over loopback, with this process as the
@@ -807,8 +808,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         f"{args.watchers} watchers x {args.updates} updates, {args.replay_events} events, "
         f"{args.replay_commands} commands",
     }
-    print("1. round trip ...", flush=True)
     res["round_trip"] = []
+    if args.only not in (None, "round_trip"):
+        args.trials = 0
+    else:
+        print("1. round trip ...", flush=True)
     for _ in range(args.trials):
         res["round_trip"].append(await round_trip(args.url, logdir, args.rate, args.seconds))
         print(json.dumps(res["round_trip"][-1]), flush=True)
@@ -817,7 +821,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     spy = Path(args.py_spy) if args.py_spy else None
     if spy:
         spy.mkdir(parents=True, exist_ok=True)
-    for comp in ("deflate", "off"):
+    for comp in () if args.only not in (None, "fanout") else COMPRESSIONS[args.compression]:
         print(f"2. fan-out, Fracas, compression {comp} ...", flush=True)
         compression = None if comp == "off" else "deflate"
         run, text = await fracas_fanout(
@@ -832,10 +836,14 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         res["fanout"].append(bare.report())
         print(json.dumps(res["fanout"][-1]), flush=True)
 
-    print("3. replay ...", flush=True)
-    res["replay"] = await replay(args.url, logdir, args.replay_events, args.replay_commands)
-    print(json.dumps(res["replay"]), flush=True)
+    if args.only in (None, "replay"):
+        print("3. replay ...", flush=True)
+        res["replay"] = await replay(args.url, logdir, args.replay_events, args.replay_commands)
+        print(json.dumps(res["replay"]), flush=True)
     return res
+
+
+COMPRESSIONS = {"both": ("deflate", "off"), "deflate": ("deflate",), "off": ("off",)}
 
 
 def cli() -> int:
@@ -849,6 +857,10 @@ def cli() -> int:
     p.add_argument("--replay-events", type=int, default=10_000)
     p.add_argument("--replay-commands", type=int, default=200)
     p.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md")
+    p.add_argument(
+        "--only", choices=("round_trip", "fanout", "replay"), help="one part (implies --no-write)"
+    )
+    p.add_argument("--compression", choices=tuple(COMPRESSIONS), default="both", help="fan-out")
     p.add_argument("--py-spy", metavar="DIR", help="record the Fracas fan-out server (raw)")
     p.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--message", help=argparse.SUPPRESS)
@@ -882,6 +894,8 @@ def cli() -> int:
         res = asyncio.run(main(args))
     finally:
         stop_all_started()
+    if args.only is not None:
+        return 0  # each part printed its JSON; the table needs every part
     text = markdown(res)
     print()
     print(text)

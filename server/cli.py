@@ -55,7 +55,7 @@ def serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         # the websockets library's Sans-I/O protocol, resetting clients that stop reading
-        ws=protocol(args.ws_send_timeout),
+        ws=protocol(args.ws_send_timeout, args.ws_backlog),
         ws_max_size=CLIENT_FRAME_LIMIT,
         ws_per_message_deflate=False,
         log_level="info",
@@ -219,6 +219,12 @@ def seconds(raw: str) -> float:
     return value
 
 
+def backlog(raw: str) -> int:
+    if not (raw.isdigit() and 1 <= int(raw) <= 65536):
+        raise argparse.ArgumentTypeError(f"expected a count between 1 and 65536, got {raw!r}")
+    return int(raw)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with its usage errors on one line."""
 
@@ -255,6 +261,14 @@ def parser() -> argparse.ArgumentParser:
         default=5.0,
         metavar="SECONDS",
         help="reset a websocket whose client leaves its updates unread this long (default 5)",
+    )
+    s.add_argument(
+        "--ws-backlog",
+        type=backlog,
+        default=256,  # server/ws_transport.py BACKLOG (not imported: it loads uvicorn)
+        metavar="N",
+        help="close 1013 a websocket whose client is this many updates behind (default"
+        " %(default)s; it resumes with `after`)",
     )
     s.add_argument(
         "--create-rate",

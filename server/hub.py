@@ -9,15 +9,17 @@ READERS at once across rooms), and the NOTIFYs that arrive for a stream while it
 being read coalesce into one more read. A stream whose read is slow holds up only
 itself. Per update, each role's board is built once, diffed once against that role's
 previous board (`patch=1` watchers, server/patch.py) and each message encoded once with
-msgspec; the same text goes to every watcher of that role. A watcher whose queue is
-full is dropped with 1013 and resumes with `after`.
+msgspec and framed once; the same bytes go to every watcher of that role, written to each
+transport from the reader's task (a watcher's `Direct` sender, server/ws_transport.py), or
+for a connection served through plain ASGI queued to its mailbox. A watcher too far behind
+(its transport full and `QUEUE` updates waiting, or its mailbox full) is dropped with 1013
+and resumes with `after`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -34,9 +36,10 @@ from server.metrics import Metrics
 from server.service import KEEP_LINES, envelope
 from server.store import EventStore
 from server.updates import patch_update, scoped, whole_view
+from server.ws_transport import BACKLOG, Direct, Shared
 
 log = logging.getLogger(__name__)
-QUEUE = 256
+QUEUE = BACKLOG
 
 
 class Mailbox:
@@ -89,7 +92,8 @@ class Mailbox:
 
 @dataclass(eq=False, slots=True)
 class Watcher:
-    """One websocket, with its role and an outgoing mailbox.
+    """One websocket, with its role and the way to it: its connection's `Direct` sender,
+    or else an outgoing mailbox that a pump task sends through ASGI (server/live.py).
 
     `patch` watchers get each update as a JSON Patch from the board they last received.
     """
@@ -97,9 +101,30 @@ class Watcher:
     ws: WebSocket
     role: str
     patch: bool = False
+    direct: Direct | None = None
     queue: Mailbox = field(default_factory=lambda: Mailbox(QUEUE))
     dropped: bool = False
     revoked: bool = False  # its token was revoked: closed 4401
+
+    def deliver(self, out: Shared) -> bool:
+        """Send or queue a message; False if the watcher is too far behind (drop it)."""
+        if self.direct is not None:
+            return self.direct.send_shared(out)
+        if self.queue.full():
+            return False
+        self.queue.put_nowait(out.text)
+        return True
+
+    def end(self, *, after_queued: bool) -> None:
+        """Close the socket (4401 if revoked, 1013 if dropped, else 1001): after what is
+        queued, or now."""
+        if self.direct is not None:
+            code = 4401 if self.revoked else 1013 if self.dropped else 1001
+            self.direct.end(code, after_backlog=after_queued)
+        elif not after_queued or self.queue.full():
+            self.queue.end()
+        else:
+            self.queue.put_nowait(None)
 
 
 @dataclass(eq=False)
@@ -115,7 +140,7 @@ class Room:
     boards: dict[str, Any] = field(default_factory=dict)
     # The snapshot text per role at the current version: a crowd joining at once shares
     # one string instead of building a board each.
-    snapshots: dict[str, str] = field(default_factory=dict)
+    snapshots: dict[str, Shared] = field(default_factory=dict)
     reading: bool = False  # a read of the stream is under way (Hub._drive)
     dirty: bool = False  # woken while being read: read once more
 
@@ -131,7 +156,7 @@ class Room:
             self.boards[role] = built
         return built
 
-    def snapshot(self, role: str) -> str:
+    def snapshot(self, role: str) -> Shared:
         text = self.snapshots.get(role)
         if text is None:
             text = self.snapshots[role] = message(
@@ -153,36 +178,13 @@ def visible_to(proj: Projection, envs: list[dict[str, Any]], role: str) -> list[
     return filter_events(envs, role, secret_resources(state), state.ledger.hidden_rolls)
 
 
-def _utf8_cache() -> Callable[[str], object]:
-    """CPython's PyUnicode_AsUTF8AndSize: it stores a str's UTF-8 form in the str itself,
-    and `str.encode()` then copies that instead of transcoding."""
-    try:
-        fn = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
-    except AttributeError:  # not CPython: each connection transcodes for itself
-        return lambda text: None
-    fn.restype = ctypes.c_void_p
-    fn.argtypes = [ctypes.py_object, ctypes.c_void_p]
-    return lambda text: fn(text, None)
-
-
-_keep_utf8 = _utf8_cache()
 _encode = msgspec.json.Encoder().encode
 
 
-def message(body: dict[str, Any]) -> str:
-    """One websocket message as JSON text, encoded once for every watcher of a role.
-
-    A text frame is UTF-8, and msgspec writes UTF-8, but ASGI takes a str, which uvicorn
-    encodes again for every connection: on ASCII that is a copy, on text with an arrow
-    or an accent a real transcode (8 us for a 7 KB update), paid per watcher. So the
-    str's UTF-8 form is computed once here and kept in the str (CPython caches it), and
-    every connection's encode is a copy again (0.1 us). Escaping non-ASCII as \\uXXXX
-    instead cost more than the old json.dumps (a Python call per accented run).
-    """
-    text = _encode(body).decode()
-    if not text.isascii():
-        _keep_utf8(text)
-    return text
+def message(body: dict[str, Any]) -> Shared:
+    """One websocket message, encoded once (msgspec writes UTF-8, what a text frame
+    carries) and framed once for every watcher of a role (server/ws_transport.py)."""
+    return Shared(_encode(body))
 
 
 READERS = 16  # streams read and fanned out at once
@@ -211,10 +213,7 @@ class Hub:
                     await task
         for room in list(self.rooms.values()):
             for w in list(room.watchers):
-                try:
-                    w.queue.put_nowait(None)  # after what is queued
-                except asyncio.QueueFull:
-                    w.queue.end()
+                w.end(after_queued=True)
 
     async def _run(self) -> None:
         # The subscription reconnects by itself; this loop only covers a failure to open
@@ -324,15 +323,14 @@ class Hub:
         async with room.lock:
             await self._catch_up(room)
 
-    def _offer(self, room: Room, w: Watcher, text: str) -> None:
-        try:
-            w.queue.put_nowait(text)
-        except asyncio.QueueFull:
-            # Slow client: drop it rather than slow everyone (CONTRACT section 7).
+    def _offer(self, room: Room, w: Watcher, out: Shared) -> None:
+        if not w.deliver(out):
+            # Slow client: drop it rather than slow everyone (CONTRACT section 7). It
+            # gets what it was sent, then 1013, and resumes with `after`.
             w.dropped = True
             room.watchers.discard(w)
             self.metrics.ws_dropped += 1
-            w.queue.end()
+            w.end(after_queued=True)
 
     async def join(
         self, stream: str, w: Watcher, after: int | None, make_room: Callable[[str], Room] = Room
@@ -356,7 +354,7 @@ class Hub:
                     patch_update(version, events, None, board_) if w.patch else
                     {"type": "update", "version": version, "events": events, "board": board_}
                 )  # fmt: skip
-            w.queue.put_nowait(text)
+            w.deliver(text)  # the first message: nothing is queued before it
             room.watchers.add(w)
             self.metrics.ws_connections += 1
 

@@ -1,7 +1,9 @@
 """The live websocket: WS /ws/encounters/{id} (CONTRACT section 7).
 
-A connection joins its encounter's room in the hub, which queues the snapshot (or every
-missed update) and then each committed change; a pump sends them. What the client may
+A connection joins its encounter's room in the hub, which sends the snapshot (or every
+missed update) and then each committed change: written by the hub itself to the
+connection's transport (server/ws_transport.py), or, served by another ASGI server, queued
+for a pump task that sends them. What the client may
 send is a ping; other text gets an error message and the socket stays open, a binary
 frame closes it 1003. A frame over CLIENT_FRAME_LIMIT closes it 1009 and a client that
 stops reading is reset: both happen below ASGI, in server/ws_transport.py. With
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from typing import Any, Literal
 
 import msgspec
@@ -27,6 +28,7 @@ from server.hub import Hub, Watcher
 from server.requests import service, view_role
 from server.service import parse_id, stream_of
 from server.updates import patch_view
+from server.ws_transport import Shared, direct
 
 
 class WsMessage(msgspec.Struct, tag_field="type", tag="ping", forbid_unknown_fields=True):
@@ -111,6 +113,7 @@ WsPatchServerMessage = WsSnapshot | WsPatchUpdate | WsPong | WsError
 
 
 _ws_decoder = msgspec.json.Decoder(WsMessage)
+_encode = msgspec.json.Encoder().encode
 
 # The largest frame a client may send (uvicorn's ws_max_size): a ping is 15 bytes.
 CLIENT_FRAME_LIMIT = 4 * 1024
@@ -140,14 +143,17 @@ async def ws_encounter(websocket: WebSocket) -> None:
     hub: Hub = websocket.app.state.hub
     stream = stream_of(eid)
     patch = raw_patch == "1"
-    watcher = Watcher(websocket, patch_view(who) if patch else view_role(who), patch=patch)
+    watcher = Watcher(
+        websocket, patch_view(who) if patch else view_role(who), patch=patch,
+        direct=direct(websocket.scope),
+    )
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
     token_id = await auth.id_of(svc.pool, eid, token) if token else None
     revocations = websocket.app.state.revocations
 
     def on_revoke() -> None:  # the GM revoked this socket's token (server/tokens.py)
         watcher.revoked = True
-        watcher.queue.end()
+        watcher.end(after_queued=False)
 
     watch = revocations.watch(token_id, on_revoke) if token_id else None
     try:
@@ -158,25 +164,11 @@ async def ws_encounter(websocket: WebSocket) -> None:
 
 
 async def serve_watcher(websocket: WebSocket, hub: Hub, stream: str, watcher: Watcher) -> None:
-    """Pump a joined watcher's mailbox to its socket and answer its pings, until either
-    side ends; a binary frame closes 1003, a revoked token 4401. Shared by every live
-    stream (encounters, Wars).
+    """Answer a joined watcher's pings until either side ends (the hub sends its updates);
+    a binary frame closes 1003, a revoked token 4401. Shared by every live stream
+    (encounters, Wars). Without a `Direct` sender, a pump task sends the mailbox.
     """
-
-    async def pump() -> None:
-        try:
-            while True:
-                text = await watcher.queue.get()
-                if text is None:
-                    code = 4401 if watcher.revoked else 1013 if watcher.dropped else 1001
-                    await websocket.close(code=code)
-                    return
-                await websocket.send_text(text)
-                del text  # an idle watcher must not keep its last update alive
-        except WebSocketDisconnect:
-            pass  # the transport is gone (a client that stopped reading is reset under us)
-
-    sender = asyncio.create_task(pump())
+    sender = asyncio.create_task(pump(websocket, watcher)) if watcher.direct is None else None
     try:
         while True:
             incoming = await websocket.receive()
@@ -184,21 +176,46 @@ async def serve_watcher(websocket: WebSocket, hub: Hub, stream: str, watcher: Wa
                 return
             text = incoming.get("text")
             if text is None:
-                sender.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await sender
-                with contextlib.suppress(WebSocketDisconnect):
-                    await websocket.close(code=1003, reason="text frames only")
+                await close_binary(websocket, watcher, sender)
                 return
             try:
                 _ws_decoder.decode(text)
-                reply: dict[str, Any] = {"type": "pong"}
+                reply: WsServerMessage = WsPong()
             except (msgspec.DecodeError, msgspec.ValidationError) as e:
-                reply = {"type": "error", "error": {"code": "invalid", "message": str(e)}}
-            if not watcher.queue.full():
-                watcher.queue.put_nowait(json.dumps(reply))
+                reply = WsError(WsErrorBody("invalid", str(e)))
+            watcher.deliver(Shared(_encode(reply)))  # dropped if the client is far behind
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        sender.cancel()
+        if sender is not None:
+            sender.cancel()
         hub.leave(stream, watcher)
+
+
+async def pump(websocket: WebSocket, watcher: Watcher) -> None:
+    """Send a watcher's mailbox through ASGI, then close with the code its flags say."""
+    try:
+        while True:
+            text = await watcher.queue.get()
+            if text is None:
+                code = 4401 if watcher.revoked else 1013 if watcher.dropped else 1001
+                await websocket.close(code=code)
+                return
+            await websocket.send_text(text)
+            del text  # an idle watcher must not keep its last update alive
+    except WebSocketDisconnect:
+        pass  # the transport is gone (a client that stopped reading is reset under us)
+
+
+async def close_binary(
+    websocket: WebSocket, watcher: Watcher, sender: asyncio.Task[None] | None
+) -> None:
+    if watcher.direct is not None:
+        watcher.direct.end(1003, "text frames only", after_backlog=False)
+        return
+    if sender is not None:
+        sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sender
+    with contextlib.suppress(WebSocketDisconnect):
+        await websocket.close(code=1003, reason="text frames only")

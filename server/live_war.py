@@ -23,6 +23,7 @@ from server.campaigns import War, load, parse_campaign, stream_of, view
 from server.hub import Hub, Room, Watcher
 from server.live import serve_watcher
 from server.requests import service
+from server.ws_transport import direct
 
 
 class WarFold:
@@ -88,7 +89,8 @@ async def ws_campaign(websocket: WebSocket) -> None:
     await websocket.accept()
     hub: Hub = websocket.app.state.hub
     stream = stream_of(campaign_id)
-    watcher = Watcher(websocket, "gm" if who is not None and who.role == "gm" else "public")
+    role = "gm" if who is not None and who.role == "gm" else "public"
+    watcher = Watcher(websocket, role, direct=direct(websocket.scope))
     after = int(raw_after) if raw_after is not None else None
     await hub.join(stream, watcher, after, make_room=WarRoom)
     await serve_watcher(websocket, hub, stream, watcher)
