@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from projections.log.core import LogLine
+
 Uuid = Annotated[str, Meta(description="a lower-case uuid")]
 Token = Annotated[str, Meta(description="an opaque bearer token, shown once")]
 
@@ -496,20 +498,6 @@ class WarDiceFairness(msgspec.Struct):
 
 
 # --- the log (server/log_api.py) ------------------------------------------------------
-
-
-class LogLine(msgspec.Struct):
-    """One line of the log, in English and French, and the version of its event."""
-
-    version: int
-    kind: str
-    text: str
-    text_fr: str
-    hidden: bool
-    roll: int | UnsetType | None = UNSET
-    faces: list[int] | UnsetType = UNSET
-    actor: str | UnsetType | None = UNSET
-    outcome: str | UnsetType | None = UNSET
 
 
 class LogPage(msgspec.Struct):

@@ -39,8 +39,9 @@ __all__ = [
 ]
 
 
-class LogLine(msgspec.Struct, frozen=True, kw_only=True):
-    """One line of the encounter log and the version of the event it came from.
+class LogLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One line of the encounter log and the version of the event it came from (a field
+    at its default is left out of the JSON: a line is most of what a board update carries).
 
     `hidden` marks a line only the GM may see: a hidden roll, a dispute of one, or a
     change to a resource the GM keeps secret. `outcome` is the check or resolution

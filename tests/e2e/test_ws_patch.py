@@ -124,7 +124,7 @@ def test_patched_boards_equal_whole_boards_for_every_role_over_a_fight_with_hidd
             assert all(set(e) == {"version", "type", "data"} for e in events) and events
             # The role's boards are its own: a spectator's never shows a hidden roll.
             if role != "gm":
-                assert all(not line["hidden"] for b in folded.values() for line in b["log"])
+                assert all(not line.get("hidden", False) for b in folded.values() for line in b["log"])
         assert patched_updates > 30
         # The player's board acts for its own combatant only, and did get its actions.
         player_boards = boards_of(conns["player", "patch"][1].messages).values()
@@ -249,8 +249,8 @@ def test_the_log_pages_back_from_the_board_tail_and_a_spectator_never_sees_a_hid
         if role == "gm":
             assert len(rolls) == 45
         else:
-            assert len(rolls) == 22 and not any(x["hidden"] for x in seen)
-            assert not any(x.get("roll") and x["hidden"] for x in seen)
+            assert len(rolls) == 22 and not any(x.get("hidden", False) for x in seen)
+            assert not any(x.get("roll") and x.get("hidden", False) for x in seen)
 
 
 def test_log_paging_refuses_bad_parameters_and_a_foreign_token(api: Api) -> None:

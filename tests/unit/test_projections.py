@@ -197,14 +197,7 @@ def test_a_free_roll_is_its_own_line_with_its_number_and_faces() -> None:
         "text_fr": "alice lance 2d6+3 (morale) : 12 (4, 5)",
         "roll": 3,
         "faces": [4, 5],
-        "hidden": False,
-        "actor": None,
-        "outcome": None,
-        "rolls": [],
-        "rule": None,
-        "undone": None,
-        "resource": None,
-    }
+    }  # the fields at their defaults (no actor, outcome, rule...) are left out
 
 
 def test_undo_strikes_the_undone_steps_with_its_reason() -> None:
@@ -216,7 +209,7 @@ def test_undo_strikes_the_undone_steps_with_its_reason() -> None:
     table.do(c.Adjust(combatant="c1", resource="hp", delta=-3, reason="trap"))
     table.do(c.Undo(reason="oops"))
     lines = [x for x in table.board()["log"] if x["version"] > start]
-    assert [(x["text"], x["undone"]) for x in lines] == [
+    assert [(x["text"], x.get("undone")) for x in lines] == [
         ("Roll 3 disputed by alice: the die fell off the table", None),
         ("GM sets Guard's HP: 30 -> 27 (trap)", "oops"),
         (f"GM undid the steps after version {start + 1}: oops", None),
@@ -420,27 +413,13 @@ def test_a_hidden_roll_is_on_the_gm_board_only() -> None:
             "roll": 3,
             "faces": [17],
             "hidden": True,
-            "actor": None,
-            "outcome": None,
-            "rolls": [],
-            "rule": None,
-            "undone": None,
-            "resource": None,
         },
         {
             "version": 13,
             "kind": "roll_disputed",
             "text": "Roll 3 disputed by GM: too convenient",
             "text_fr": "Jet 3 contesté par le MJ : too convenient",
-            "roll": None,
-            "faces": [],
             "hidden": True,
-            "actor": None,
-            "outcome": None,
-            "rolls": [],
-            "rule": None,
-            "undone": None,
-            "resource": None,
         },
     ]
     assert [line["version"] for line in public["log"]][-1] == 11
