@@ -29,8 +29,8 @@ class Forbidden(Refused):
 
     status = 403
 
-    def __init__(self, message: str) -> None:
-        super().__init__("forbidden", message)
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__("forbidden", message, rule)
 
 
 class NotFound(Refused):

@@ -12,6 +12,10 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(p), fr)
     for p, fr in (
         (r"^not your turn$", "ce n'est pas votre tour"),
+        (
+            r"^only the GM grants a situational bonus or malus$",
+            "seul le MJ accorde un bonus ou un malus de situation",
+        ),
         (r"^waiting for a defense$", "une défense est attendue"),
         (r"^it is not (.+)'s turn$", r"ce n'est pas le tour de \1"),
         (r"^not your attack phase$", "ce n'est pas votre phase d'attaque"),

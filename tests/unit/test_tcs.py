@@ -12,8 +12,9 @@ import pytest
 
 from domain import commands as cmd
 from domain import events as ev
-from domain.errors import Invalid, RuleViolation
+from domain.errors import Forbidden, Invalid, RuleViolation
 from domain.rules import REGISTRY
+from domain.state import Principal
 from tests.unit.test_tcs_support import BOW, QUIET, SWORD, Table, checks, duel, of, refused
 
 RULES = REGISTRY["d100-tcs"]
@@ -243,6 +244,52 @@ def test_TC_16_an_encircled_target_is_10_easier_to_hit() -> None:
     (check,) = checks(table.act(a, "attack", b, [65], encircled=True))
     assert check.threshold == 65 and check.modifiers[0].rule == "TC-16"
     assert check.outcome == "success"
+
+
+@pytest.mark.parametrize(
+    ("bonus", "face", "outcome"), [(10, 60, "success"), (10, 61, "failure"), (-20, 31, "failure")]
+)
+def test_TC_15_the_gm_grants_a_situational_bonus_or_malus(
+    bonus: int, face: int, outcome: str
+) -> None:
+    table, a, b = duel(a={"DEX": 50})
+    (check,) = checks(table.act(a, "attack", b, [face], situational=bonus))
+    assert check.threshold == 50 + bonus and check.outcome == outcome
+    assert [(m.source, m.delta, m.rule) for m in check.modifiers] == [
+        ("situational (GM)", bonus, "TC-15")
+    ]
+
+
+def test_TC_15_a_situational_bonus_holds_beside_a_declared_second_action() -> None:
+    table, a, b = duel(a={"DEX": 50, "PERC": 50, "weapons": [BOW, SWORD]})
+    events = table.act(a, "attack", b, [65], situational=15,
+                       then={"action": "use_item", "options": {"weapon": "sword"}})
+    (check,) = checks(events)
+    assert (check.threshold, check.outcome) == (65, "success")
+
+
+def test_TC_15_only_the_gm_grants_it_and_a_refused_one_appends_nothing() -> None:
+    table, a, b = duel()
+    player = Principal(role="player", combatants=frozenset({a}))
+    before = table.state.version
+    with pytest.raises(Forbidden) as refusal:
+        table.do(cmd.Act(actor=a, action="attack", target=b, options={"situational": 10}),
+                 [10], who=player)  # fmt: skip
+    assert (refusal.value.status, refusal.value.rule) == (403, "TC-15")
+    with pytest.raises(Forbidden):  # nor hidden in the turn's second action
+        table.do(cmd.Act(actor=a, action="attack", target=b, options={
+            "then": {"action": "attack", "target": b, "options": {"situational": 10}}}), [10],
+            who=player)
+    assert table.state.version == before
+    events = table.do(cmd.Act(actor=a, action="attack", target=b), [10], who=player)
+    assert checks(events)[0].modifiers == []
+
+
+@pytest.mark.parametrize("value", [101, -101, 2.5, "10"])
+def test_TC_15_the_bonus_is_a_bounded_whole_number(value: object) -> None:
+    table, a, b = duel()
+    with pytest.raises(Invalid):
+        table.act(a, "attack", b, [10], situational=value)
 
 
 @pytest.mark.parametrize(("face", "ally_hit", "foe_hit"),

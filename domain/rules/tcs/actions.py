@@ -15,7 +15,7 @@ from typing import Any
 from domain import events as ev
 from domain.commands import Act
 from domain.context import Ctx
-from domain.errors import Invalid, Refused
+from domain.errors import Forbidden, Invalid, Refused
 from domain.rules.common import contact
 from domain.rules.common.judge import succeeded
 from domain.rules.tcs import combat, payloads
@@ -75,6 +75,8 @@ def play(ctx: Ctx, command: Act) -> Outcome:
         raise Refused("rule_violation", "both actions are declared at the start of the turn",
                       "TC-7")  # fmt: skip
     steps = _plan(command)
+    if ctx.who.role != "gm" and any("situational" in opts for _, _, opts in steps):
+        raise Forbidden("only the GM grants a situational bonus or malus", "TC-15")
     check(game, cfg, actor, *steps[0], 0)
     first = cost(game, cfg, actor, steps[0][0], steps[0][2], PER_TURN)
     if len(steps) > 1:

@@ -22,6 +22,11 @@ NAME = 200  # longest weapon, item, TCS or spell name an option may give
 
 THEN = Option("step", "TC-7", "the turn's second action: {action, target?, options?}")
 ENCIRCLED = Option("bool", "TC-16", "the target is encircled (+10 to the TCS)")
+# TC-15: the list of situations is open; the GM grants the bonus or malus (actions.play).
+SITUATIONAL = Option(
+    "int", "TC-15", "a bonus (or, negative, a malus) the GM grants for the situation",
+    low=-100, high=100,
+)  # fmt: skip
 
 ATTACK = {
     "tcs": Option("str", "TC-8", "the technique or skill used", max_length=NAME),
@@ -29,6 +34,7 @@ ATTACK = {
     "weapon": Option("str", "TC-19", "the weapon in hand", max_length=NAME),
     "distance": Option("int", "TC-18", "metres to the target", low=0, high=100_000),
     "encircled": ENCIRCLED,
+    "situational": SITUATIONAL,
 }
 
 _OWN: Mapping[str, Mapping[str, Option]] = {
@@ -36,6 +42,7 @@ _OWN: Mapping[str, Mapping[str, Option]] = {
     "cast": {
         "spell": Option("str", "TC-10", "the spell cast", max_length=NAME),
         "encircled": ENCIRCLED,
+        "situational": SITUATIONAL,
     },
     "use_item": {
         "weapon": Option("str", "TC-19", "the weapon taken in hand", max_length=NAME),
