@@ -112,7 +112,7 @@ async def ws_encounter(websocket: WebSocket) -> None:
     stream = stream_of(eid)
     watcher = Watcher(websocket, view_role(who), patch=raw_patch == "1")
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
-    token_id = await auth.id_of(svc.pool, eid, token) if token else None
+    token_id = await auth.id_of(svc.store, eid, token) if token else None
     revocations = websocket.app.state.revocations
 
     def on_revoke() -> None:  # the GM revoked this socket's token (server/tokens.py)

@@ -18,7 +18,7 @@ from server.store import PostgresEventStore
 async def test_loading_unknown_encounters_leaves_no_lock_or_cache_entry_behind(
     pool: asyncpg.Pool[Any],
 ) -> None:
-    svc = EncounterService(pool, PostgresEventStore(pool), Metrics())
+    svc = EncounterService(PostgresEventStore(pool), Metrics())
     for _ in range(50):
         with pytest.raises(NotFound):
             await svc.load(str(uuid.uuid4()))
@@ -29,7 +29,7 @@ async def test_loading_unknown_encounters_leaves_no_lock_or_cache_entry_behind(
 async def test_the_seed_cache_keeps_only_the_most_recent_encounters(
     pool: asyncpg.Pool[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    svc = EncounterService(pool, PostgresEventStore(pool), Metrics())
+    svc = EncounterService(PostgresEventStore(pool), Metrics())
     svc._seeds.maxsize = 3
     made = [await svc.create("plain-d100", f"Seeds {i}", {}) for i in range(5)]
     assert list(svc._seeds) == [m["id"] for m in made[2:]]

@@ -47,11 +47,11 @@ class HookedPool:
 async def test_a_decision_overtaken_by_another_process_is_made_again_not_appended_stale(
     pool: asyncpg.Pool[Any],
 ) -> None:
-    other = EncounterService(pool, PostgresEventStore(pool), Metrics())
+    other = EncounterService(PostgresEventStore(pool), Metrics())
     made = await other.create("plain-d100", "Race", {})
     eid = made["id"]
     hooked = HookedPool(pool)
-    mine = EncounterService(hooked, PostgresEventStore(pool), Metrics())  # type: ignore[arg-type]
+    mine = EncounterService(PostgresEventStore(hooked), Metrics())  # type: ignore[arg-type]
     await mine.load(eid)
 
     async def meanwhile() -> None:
@@ -78,18 +78,15 @@ async def test_what_a_close_does_then_shares_its_transaction_and_a_conflict_ther
     again, so a close never stands without its carry-back."""
     from server.store import ConcurrencyError
 
-    svc = EncounterService(pool, PostgresEventStore(pool), Metrics())
+    svc = EncounterService(PostgresEventStore(pool), Metrics())
     eid = (await svc.create("plain-d100", "Close", {}))["id"]
     calls: list[int] = []
 
     async def then(conn: Any, state: Any) -> dict[str, Any] | None:
         calls.append(state.version)
         assert state.ledger.closed  # it sees the state the close leads to
-        await conn.execute(
-            "INSERT INTO tokens (token_hash, encounter, role) VALUES ($1, $2, 'spectator')",
-            f"then-{len(calls)}-{eid}",
-            eid,
-        )
+        n = len(calls)
+        await svc.store.add_token(eid, f"then-{n}-{eid}", "spectator", [], f"t{n}-{eid}", conn=conn)
         if len(calls) == 1:
             raise ConcurrencyError("campaign-x", 1, 2)  # the War moved on
         return {"carried": True}
@@ -100,7 +97,5 @@ async def test_what_a_close_does_then_shares_its_transaction_and_a_conflict_ther
     assert len(calls) == 2
     closes = [e for e in await svc.envelopes(eid) if e["type"] == "encounter_closed"]
     assert len(closes) == 1
-    written = await pool.fetch(
-        "SELECT token_hash FROM tokens WHERE token_hash LIKE $1", f"then-%-{eid}"
-    )
-    assert [r["token_hash"] for r in written] == [f"then-2-{eid}"]  # the first rolled back
+    written = [t.id for t in await svc.store.live_tokens(eid) if t.role == "spectator"]
+    assert f"t1-{eid}" not in written and f"t2-{eid}" in written  # the first rolled back
