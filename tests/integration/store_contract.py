@@ -24,7 +24,7 @@ import msgspec
 import pytest
 
 from domain.chain import GENESIS, first_break
-from server.store import ConcurrencyError, EventStore, NewEvent, Recorded, tail
+from server.store import ConcurrencyError, EventStore, NewEvent, Recorded, Store, tail
 
 META = {"command_id": "c-1", "actor": "gm", "rules_version": "test-1"}
 
@@ -37,7 +37,7 @@ class Backend:
     caches (the PostgreSQL adapter caches stream heads).
     """
 
-    store: EventStore
+    store: Store
     another: Callable[[], EventStore]
 
 
