@@ -281,25 +281,25 @@ class SideTables(Protocol):
 # --- PostgreSQL ------------------------------------------------------------------------
 
 _SQL_ADD_TOKEN = """
-INSERT INTO tokens (token_hash, encounter, role, combatants, id)
+INSERT INTO tokens (token_hash, scope, role, combatants, id)
 VALUES ($1, $2, $3, $4, $5)"""
 _SQL_GRANT = """
 SELECT role, combatants,
        last_used IS NULL OR last_used < now() - interval '1 minute' AS stale
   FROM tokens
- WHERE token_hash = $1 AND encounter = $2 AND revoked_at IS NULL"""
+ WHERE token_hash = $1 AND scope = $2 AND revoked_at IS NULL"""
 _SQL_TOUCH = """
 UPDATE tokens SET last_used = now()
  WHERE token_hash = $1 AND (last_used IS NULL OR last_used < now() - interval '1 minute')"""
 _SQL_LIVE_TOKENS = """
 SELECT id, role, combatants, created_at, last_used FROM tokens
- WHERE encounter = $1 AND revoked_at IS NULL
+ WHERE scope = $1 AND revoked_at IS NULL
  ORDER BY created_at, array_position(ARRAY['gm', 'spectator', 'player'], role), combatants, id"""
 _SQL_TOKEN_ID = """
-SELECT id FROM tokens WHERE token_hash = $1 AND encounter = $2 AND revoked_at IS NULL"""
+SELECT id FROM tokens WHERE token_hash = $1 AND scope = $2 AND revoked_at IS NULL"""
 _SQL_REVOKE = """
 UPDATE tokens SET revoked_at = now()
- WHERE encounter = $1 AND id = $2 AND revoked_at IS NULL RETURNING id"""
+ WHERE scope = $1 AND id = $2 AND revoked_at IS NULL RETURNING id"""
 _SQL_REVOKED_AMONG = """
 SELECT id FROM tokens WHERE id = ANY($1::text[]) AND revoked_at IS NOT NULL"""
 
