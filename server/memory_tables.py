@@ -1,8 +1,9 @@
 """The side tables of the store port in memory, and the memory store's transactions.
 
 `MemoryTables` is a base of `server.memory_store.MemoryEventStore`, as
-`server.store_tables.PostgresTables` is of the PostgreSQL store, and the same contract
-tests hold both (tests/integration/store_contract.py). What the SQL promises, this keeps:
+`server.store_tables.PostgresTables` is of the PostgreSQL store; both implement the port
+`server.tables.SideTables`, and the same contract tests hold both
+(tests/integration/tables_contract.py). What the SQL promises, this keeps:
 
 * a token's hash and id are unique; a revoked token opens nothing and is kept;
   `last_used` is written at most once a minute;
@@ -32,7 +33,8 @@ from typing import Any, cast
 
 import msgspec
 
-from server.store_tables import (
+from server.subscription import Conn
+from server.tables import (
     Alive,
     AlreadyStored,
     Claimed,
@@ -45,7 +47,6 @@ from server.store_tables import (
     WebhookConfig,
     WebhookHead,
 )
-from server.subscription import Conn
 
 _TOUCH_EVERY = timedelta(minutes=1)
 _ROLE_ORDER = {"gm": 0, "spectator": 1, "player": 2}

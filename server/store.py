@@ -1,13 +1,15 @@
 """The event store: a small port (`EventStore`) and its PostgreSQL adapter.
 
 All the SQL of the event log lives in schema.sql (`fracas_append`) and in this module.
-asyncpg errors are translated here and nowhere else: a stale expected version or a lost
-race becomes `ConcurrencyError`, data the database refuses becomes `ValueError`.
+asyncpg errors are translated here (the side tables' in server/store_tables.py): a stale
+expected version or a lost race becomes `ConcurrencyError`, data the database refuses
+becomes `ValueError`.
 The rows an append writes (versions, prev_hash, hash, recorded_at) are built by the pure
 `domain.chain.chain_rows`; this adapter only writes them. `server.memory_store` is the
 same port in memory, held to the same contract tests (tests/integration/store_contract.py).
 The side tables (tokens, dice seeds, command keys, webhooks) are the other half of the
-port, `Store`: their SQL is in server/store_tables.py, a base of PostgresEventStore.
+port, `Store` (`server.tables`): their SQL is in server/store_tables.py, a base of
+PostgresEventStore.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
 from domain.chain import GENESIS, chain_rows
-from server.store_tables import PostgresTables, SideTables
+from server.store_tables import PostgresTables
 from server.subscription import Conn as _Conn
 from server.subscription import Subscription, Wake
+from server.tables import SideTables
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ from projections.view import Projection
 from server.outbound import Allow, Unsafe, post
 from server.service import stream_of
 from server.store import Store
-from server.store_tables import Claimed, NewDelivery
+from server.tables import Claimed, NewDelivery
 from server.webhooks import message, payload
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""The contract of the side tables of the store port (`server.store_tables.SideTables`).
+"""The contract of the side tables of the store port (`server.tables.SideTables`).
 
 Not collected by itself: tests/integration/test_store_contract.py runs `TablesContract`
 beside `StoreContract`, once per store, with the same `backend` fixture. Only the port
@@ -16,7 +16,7 @@ import uuid
 import pytest
 
 from server.store import NewEvent, Store
-from server.store_tables import AlreadyStored, NewDelivery
+from server.tables import AlreadyStored, NewDelivery
 from tests.integration.store_contract import META, Backend
 
 LEASE = 60.0
