@@ -251,17 +251,31 @@ CREATE TABLE IF NOT EXISTS command_keys (
 );
 
 -- Bearer tokens, stored as hashes only.
--- `encounter` is the id of what the token opens: an encounter, or a War (campaign ids
--- are uuids from the same space, and a token checked for one never opens the other,
--- since the ids differ). It keeps its old name: renaming it (to `scope`) in place would
--- break every instance still running the old queries during a rolling deploy.
+-- `scope` is the id of what the token opens: an encounter, or a War (campaign ids are
+-- uuids from the same space, and a token checked for one never opens the other, since
+-- the ids differ). It is the id, not the stream name (`encounter-<id>`, `campaign-<id>`).
 CREATE TABLE IF NOT EXISTS tokens (
   token_hash text        PRIMARY KEY,
-  encounter  uuid        NOT NULL,  -- the encounter or War id (see above)
+  scope      uuid        NOT NULL,  -- the encounter or War id (see above)
   role       text        NOT NULL CHECK (role IN ('gm', 'player', 'spectator')),
   combatants text[]      NOT NULL DEFAULT '{}',
   created_at timestamptz NOT NULL DEFAULT now()
 );
+
+-- Older databases named `scope` `encounter` (it held War ids too): renamed in place,
+-- with its index. A rename is instant and keeps every row, but an instance still
+-- running the old queries fails on `encounter` from then on: upgrade all instances
+-- together (stop, start the new ones), not one by one.
+DO $$
+BEGIN
+  IF EXISTS (SELECT FROM information_schema.columns
+              WHERE table_schema = current_schema() AND table_name = 'tokens'
+                AND column_name = 'encounter') THEN
+    ALTER TABLE tokens RENAME COLUMN encounter TO scope;
+    ALTER INDEX IF EXISTS tokens_encounter_idx RENAME TO tokens_scope_idx;
+  END IF;
+END;
+$$;
 
 -- Each token has a short public id (random, not derived from the secret) that the GM
 -- lists and revokes by. A revoked token opens nothing (revoked_at is set, the row is
@@ -280,7 +294,7 @@ $$;
 ALTER TABLE tokens ADD COLUMN IF NOT EXISTS revoked_at timestamptz;
 ALTER TABLE tokens ADD COLUMN IF NOT EXISTS last_used timestamptz;
 CREATE UNIQUE INDEX IF NOT EXISTS tokens_id_key ON tokens (id);
-CREATE INDEX IF NOT EXISTS tokens_encounter_idx ON tokens (encounter);
+CREATE INDEX IF NOT EXISTS tokens_scope_idx ON tokens (scope);
 
 -- Dice seeds stay out of the events until they are revealed. Rows are only inserted
 -- (a seed is committed) and read (to roll, and to reveal at close): never updated.

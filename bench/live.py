@@ -513,7 +513,7 @@ async def grow(url: str, events: int) -> tuple[str, str, str, str, float]:
     pool = await db.create_pool(url)
     try:
         store = PostgresEventStore(pool)
-        svc = EncounterService(pool, store, Metrics())
+        svc = EncounterService(store, Metrics())
 
         async def made(rolls: int) -> tuple[str, str]:
             m = await svc.create("d20-na", "Replay bench", {})
@@ -546,8 +546,7 @@ async def grow(url: str, events: int) -> tuple[str, str, str, str, float]:
         big, big_gm = await made(0)
         started = time.perf_counter()
         stream = stream_of(big)
-        rows = await pool.fetch("SELECT seed_id, seed FROM dice_seeds WHERE encounter = $1", big)
-        seeds = {r["seed_id"]: bytes(r["seed"]) for r in rows}
+        seeds = await store.seeds(big)
         proj = Projection()
         for r in await store.read_stream(stream):
             proj.apply(msgspec.to_builtins(r))

@@ -274,7 +274,7 @@ async def get_rule(request: Request) -> Response:
 
 async def healthz(request: Request) -> Response:
     try:
-        await request.app.state.pool.fetchval("SELECT 1")
+        await service(request).store.ping()
     except Exception as e:  # any database failure means not healthy
         # The driver's message names the database host and port: logged, not shown.
         log.warning("healthz: database unreachable: %r", e)
@@ -324,14 +324,13 @@ def create_app(
         pool = await db.open_app_pool(url)
         try:
             store = PostgresEventStore(pool, notify_dsn=url)
-            app.state.pool = pool
             app.state.metrics = Metrics()
-            app.state.service = EncounterService(pool, store, app.state.metrics)
+            app.state.service = EncounterService(store, app.state.metrics)
             app.state.hub = Hub(store, app.state.metrics)
             app.state.hub.start()
-            app.state.revocations = Revocations(pool, url)  # revoked tokens' sockets close
+            app.state.revocations = Revocations(store)  # revoked tokens' sockets close
             app.state.revocations.start()
-            app.state.webhooks = Webhooks(pool, store, WebhookSettings.from_env())
+            app.state.webhooks = Webhooks(store, WebhookSettings.from_env())
             app.state.webhooks.start()
             app.state.simulations = asyncio.Semaphore(2)  # POST /api/simulate, CPU-bound
             app.state.creations = ratelimit.RateLimiter(per_minute)

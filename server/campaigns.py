@@ -147,7 +147,7 @@ async def require_gm(svc: EncounterService, campaign_id: str, token: str | None)
     """401 without a token that gives access to this War, 403 for a non-GM one."""
     if token is None:
         raise HTTPError(401, "unauthorized", "send Authorization: Bearer <the War's GM token>")
-    who = await auth.principal(svc.pool, campaign_id, token)
+    who = await auth.principal(svc.store, campaign_id, token)
     if who is None:
         raise HTTPError(401, "unauthorized", "this token gives no access to this War")
     if who.role != "gm":
@@ -230,8 +230,8 @@ async def create_campaign(request: Request) -> Response:
     svc = service(request)
     campaign_id = str(uuid.uuid4())
     events = war.open_war(campaign_id, body.name, dict(body.settings))
-    async with svc.pool.acquire() as conn, conn.transaction():
-        gm = await auth.issue(conn, campaign_id, "gm")
+    async with svc.store.transaction() as conn:
+        gm = await auth.issue(svc.store, campaign_id, "gm", conn=conn)
         recorded = await _append(
             svc, campaign_id, 0, events, {"actor": "gm", "command_id": "create"}, conn
         )
@@ -268,7 +268,7 @@ async def get_campaign(request: Request) -> Response:
     svc = service(request)
     campaign_id = parse_campaign(request.path_params["id"])
     token = bearer(request)
-    who = None if token is None else await auth.principal(svc.pool, campaign_id, token)
+    who = None if token is None else await auth.principal(svc.store, campaign_id, token)
     if token is not None and who is None:
         raise HTTPError(401, "unauthorized", "this token gives no access to this War")
     gm = who is not None and who.role == "gm"

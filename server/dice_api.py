@@ -38,7 +38,7 @@ async def campaign_dice(request: Request) -> Response:
     token = bearer(request)
     role = "public"
     if token is not None:
-        who = await auth.principal(svc.pool, campaign_id, token)
+        who = await auth.principal(svc.store, campaign_id, token)
         if who is None:
             raise HTTPError(401, "unauthorized", "this token gives no access to this War")
         role = "gm" if who.role == "gm" else "public"

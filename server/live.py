@@ -148,7 +148,7 @@ async def ws_encounter(websocket: WebSocket) -> None:
         direct=direct(websocket.scope),
     )
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
-    token_id = await auth.id_of(svc.pool, eid, token) if token else None
+    token_id = await auth.id_of(svc.store, eid, token) if token else None
     revocations = websocket.app.state.revocations
 
     def on_revoke() -> None:  # the GM revoked this socket's token (server/tokens.py)

@@ -81,7 +81,7 @@ async def ws_campaign(websocket: WebSocket) -> None:
         await websocket.close(code=4404)
         return
     token = websocket.query_params.get("token")
-    who = await auth.principal(svc.pool, campaign_id, token) if token else None
+    who = await auth.principal(svc.store, campaign_id, token) if token else None
     raw_after = websocket.query_params.get("after")
     if (token and who is None) or (raw_after is not None and not raw_after.isdigit()):
         await websocket.close(code=4401 if token and who is None else 4400)

@@ -14,8 +14,9 @@ and the same contract tests hold it to them (tests/integration/store_contract.py
 
 It is asyncio-safe, not thread-safe: use it from one event loop. Every call yields to
 the loop once before it looks at anything (as a database round trip would), so races
-between tasks happen here as they do against PostgreSQL. It has no
-transactions, so `append(conn=...)` ignores `conn` and the events land at once.
+between tasks happen here as they do against PostgreSQL. The side tables and the
+transactions (one at a time, undone whole if they raise) are its base,
+`server.memory_tables.MemoryTables`: an append inside a transaction is undone with it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 import msgspec
 
 from domain.chain import GENESIS, chain_rows
+from server.memory_tables import MemoryTables
 from server.store import ConcurrencyError, NewEvent, Recorded
 from server.subscription import Conn, Wake
 
@@ -113,10 +115,11 @@ class MemorySubscription:
             self._queue.put_nowait(wake)
 
 
-class MemoryEventStore:
-    """The event store in the process's memory; gone when the process ends."""
+class MemoryEventStore(MemoryTables):
+    """The store in the process's memory (events and side tables); gone with the process."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._streams: dict[str, list[_Stored]] = {}
         self._log: list[_Stored] = []  # every event, in position order
         self._subscribers: set[MemorySubscription] = set()
@@ -130,12 +133,13 @@ class MemoryEventStore:
         *,
         conn: Conn | None = None,
     ) -> list[Recorded]:
-        """Append `events` after `expected_version`; all or nothing (`conn` is ignored).
+        """Append `events` after `expected_version`; all or nothing.
 
         Raises ConcurrencyError if the stream is elsewhere, ValueError for data the
         PostgreSQL store would refuse too (an empty batch, a float, a bad type tag).
+        Inside the task's open transaction (`conn` or not), it is undone with it.
         """
-        await asyncio.sleep(0)
+        tx = await self._turn()
         if not events:
             raise ValueError("append needs at least one event")
         if not stream:
@@ -174,6 +178,8 @@ class MemoryEventStore:
         ]
         self._streams.setdefault(stream, kept).extend(new)
         self._log.extend(new)
+        if tx is not None:  # one transaction at a time: these are the last rows
+            tx.undo.append(lambda: self._unappend(stream, expected_version))
         wake = Wake(stream, new[-1].version)
         for subscriber in self._subscribers:
             subscriber._put(wake)
@@ -183,14 +189,14 @@ class MemoryEventStore:
         self, stream: str, after: int = 0, upto: int | None = None
     ) -> list[Recorded]:
         """Events of `stream` with after < version <= upto, in version order."""
-        await asyncio.sleep(0)
+        await self._turn()
         return [s.recorded() for s in self._range(stream, after, upto)]
 
     async def read_facts(
         self, stream: str, after: int = 0, upto: int | None = None
     ) -> list[dict[str, Any]]:
         """Lean envelopes {stream, version, type, data} of `stream`, for folds only."""
-        await asyncio.sleep(0)
+        await self._turn()
         return [
             {"stream": stream, "version": s.version, "type": s.type, "data": _DECODE_OBJECT(s.data)}
             for s in self._range(stream, after, upto)
@@ -198,18 +204,18 @@ class MemoryEventStore:
 
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
         """Up to `limit` events after `after_position`, in position order."""
-        await asyncio.sleep(0)
+        await self._turn()
         start = max(after_position, 0)  # positions are 1, 2, ... : index = position - 1
         return [s.recorded() for s in self._log[start : start + max(limit, 0)]]
 
     async def versions(self, streams: Sequence[str]) -> dict[str, int]:
         """The current version of each stream (0 for an empty one)."""
-        await asyncio.sleep(0)
+        await self._turn()
         return {s: len(self._streams.get(s, ())) for s in streams}
 
     async def head(self, stream: str) -> tuple[int, str]:
         """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream."""
-        await asyncio.sleep(0)
+        await self._turn()
         kept = self._streams.get(stream)
         if not kept:
             return 0, GENESIS
@@ -218,6 +224,17 @@ class MemoryEventStore:
     def subscribe(self, *, tick: float = 1.0) -> MemorySubscription:
         """Wake-ups on every append, plus one every `tick` seconds as a safety net."""
         return MemorySubscription(self, tick=tick)
+
+    def _unappend(self, stream: str, version: int) -> None:
+        """Drop what the stream got after `version`, from it and from the log."""
+        kept = self._streams[stream]
+        dropped = len(kept) - version
+        del kept[version:], self._log[len(self._log) - dropped :]
+        if not kept:
+            del self._streams[stream]
+
+    def _version_of(self, encounter: str) -> int:
+        return len(self._streams.get(f"encounter-{encounter}", ()))
 
     def _range(self, stream: str, after: int, upto: int | None) -> list[_Stored]:
         kept = self._streams.get(stream, [])

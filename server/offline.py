@@ -98,7 +98,7 @@ async def with_service(url: str | None, work: Callable[[Any], Awaitable[int]]) -
     try:
         pool = await open_pool(resolved)
         try:
-            svc = EncounterService(pool, PostgresEventStore(pool), Metrics())
+            svc = EncounterService(PostgresEventStore(pool), Metrics())
             return await work(svc)
         finally:
             await pool.close()

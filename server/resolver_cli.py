@@ -208,24 +208,19 @@ async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict
     new = [NewEvent(*event_data(e)) for e in events]
     meta = {"rules_version": rules.version, "actor": "gm", "command_id": f"simulate-{seed}"}
     saved = True
-    async with svc.pool.acquire() as conn, conn.transaction():
+    async with svc.store.transaction() as conn:
         version, _ = await svc.store.head(stream)
         if version == 0:
-            await conn.execute(
-                "INSERT INTO dice_seeds (encounter, seed_id, seed) VALUES ($1, $2, $3)",
-                encounter_id,
-                "main",
-                secret,
-            )
+            await svc.store.add_seeds(encounter_id, {"main": secret}, conn=conn)
             try:
                 await svc.store.append(stream, 0, new, meta, conn=conn)
             except ConcurrencyError:
                 raise UsageError("the fight was saved by someone else meanwhile") from None
-            gm = await auth.issue(conn, encounter_id, "gm")
+            gm = await auth.issue(svc.store, encounter_id, "gm", conn=conn)
         else:  # the same seed was saved before: the same fight, already stored
             saved = False
             gm = None
-        spectator = await auth.issue(conn, encounter_id, "spectator")
+        spectator = await auth.issue(svc.store, encounter_id, "spectator", conn=conn)
     return {"id": encounter_id, "saved": saved, "gm": gm, "spectator": spectator}
 
 

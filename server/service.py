@@ -19,7 +19,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import asyncpg
 import msgspec
 
 from domain import commands as cmd
@@ -33,7 +32,7 @@ from projections.view import Projection
 from server import auth
 from server.lru import Lru
 from server.metrics import Metrics
-from server.store import ConcurrencyError, EventStore, NewEvent, Recorded
+from server.store import ConcurrencyError, NewEvent, Recorded, Store
 
 RETRIES = 10
 CACHE_SIZE = 512  # folded projections kept (one per recently used encounter)
@@ -107,11 +106,14 @@ def envelope(r: Recorded) -> dict[str, Any]:
     return msgspec.structs.asdict(r)
 
 
-class EncounterService:
-    """Loads, decides and appends for every encounter of one database."""
+class _KeyTaken(Exception):
+    """Raised inside a command's transaction to roll it back: its key has an outcome."""
 
-    def __init__(self, pool: asyncpg.Pool[Any], store: EventStore, metrics: Metrics):
-        self.pool = pool
+
+class EncounterService:
+    """Loads, decides and appends for every encounter of one store."""
+
+    def __init__(self, store: Store, metrics: Metrics):
         self.store = store
         self.metrics = metrics
         # Every per-encounter map is bounded: a request for an encounter that does not
@@ -167,15 +169,12 @@ class EncounterService:
     async def principal(self, encounter_id: str, token: str | None) -> Principal | None:
         if not token:
             return None
-        return await auth.principal(self.pool, encounter_id, token)
+        return await auth.principal(self.store, encounter_id, token)
 
     async def _seeds_of(self, encounter_id: str) -> dict[str, bytes]:
         seeds = self._seeds.get(encounter_id)
         if seeds is None:
-            rows = await self.pool.fetch(
-                "SELECT seed_id, seed FROM dice_seeds WHERE encounter = $1", encounter_id
-            )
-            seeds = {r["seed_id"]: bytes(r["seed"]) for r in rows}
+            seeds = await self.store.seeds(encounter_id)
             self._seeds[encounter_id] = seeds
         return seeds
 
@@ -197,16 +196,10 @@ class EncounterService:
             {sid: (dicelib.commitment(s), sid == "hidden") for sid, s in seeds.items()},
             campaign,
         )
-        async with self.pool.acquire() as conn, conn.transaction():
-            for sid, seed in seeds.items():
-                await conn.execute(
-                    "INSERT INTO dice_seeds (encounter, seed_id, seed) VALUES ($1, $2, $3)",
-                    encounter_id,
-                    sid,
-                    seed,
-                )
-            gm = await auth.issue(conn, encounter_id, "gm")
-            spectator = await auth.issue(conn, encounter_id, "spectator")
+        async with self.store.transaction() as conn:
+            await self.store.add_seeds(encounter_id, seeds, conn=conn)
+            gm = await auth.issue(self.store, encounter_id, "gm", conn=conn)
+            spectator = await auth.issue(self.store, encounter_id, "spectator", conn=conn)
             recorded = await self._append(
                 conn, encounter_id, 0, events, {"actor": "gm", "command_id": "create"}
             )
@@ -321,11 +314,13 @@ class EncounterService:
         # The server's own id: a client's Idempotency-Key is never published.
         meta = {"actor": who.name or who.role, "command_id": uuid.uuid4().hex}
         try:
-            async with self.pool.acquire() as conn, conn.transaction():
+            async with self.store.transaction() as conn:
                 if isinstance(command, cmd.AddCombatant):
                     cid = getattr(events[0], "combatant_id", "")
                     extra["combatant_id"] = cid
-                    extra["player_token"] = await auth.issue(conn, encounter_id, "player", [cid])
+                    extra["player_token"] = await auth.issue(
+                        self.store, encounter_id, "player", [cid], conn=conn
+                    )
                 recorded = await self._append(conn, encounter_id, expected, events, meta)
                 if then is not None:
                     joined = await then(conn, after)
@@ -344,18 +339,14 @@ class EncounterService:
                         "last": recorded[-1].version,
                         "extra": kept,
                     }
-                    await conn.execute(
-                        "INSERT INTO command_keys (stream, caller, key_hash, body_hash, status,"
-                        " outcome) VALUES ($1, $2, $3, $4, 200, $5)",
-                        stream,
-                        key.caller,
-                        key.key_hash,
-                        key.body_hash,
-                        msgspec.json.encode(outcome).decode(),
+                    first = await self.store.keep_outcome(
+                        stream, key.caller, key.key_hash, key.body_hash, 200, outcome, conn=conn
                     )
+                    if not first:  # roll the append back: the key's outcome is another
+                        raise _KeyTaken()
         except ConcurrencyError:
             return None
-        except asyncpg.UniqueViolationError:
+        except _KeyTaken:
             # Another request with the same key won; ours rolled back whole.
             replay = await self._replay(encounter_id, key, who) if key is not None else None
             if replay is not None:
@@ -366,15 +357,8 @@ class EncounterService:
     async def _store_refusal(self, stream: str, key: CommandKey, refusal: Refused) -> None:
         """Keep a refusal as the key's outcome, unless the key already has one."""
         outcome = {"code": refusal.code, "message": refusal.message, "rule": refusal.rule}
-        await self.pool.execute(
-            "INSERT INTO command_keys (stream, caller, key_hash, body_hash, status, outcome)"
-            " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-            stream,
-            key.caller,
-            key.key_hash,
-            key.body_hash,
-            refusal.status,
-            msgspec.json.encode(outcome).decode(),
+        await self.store.keep_outcome(
+            stream, key.caller, key.key_hash, key.body_hash, refusal.status, outcome
         )
 
     async def _replay(
@@ -385,21 +369,15 @@ class EncounterService:
         An answer is rebuilt from the stored versions and filtered for `who` with the
         encounter's secrets as they stand now; a refusal is raised again as it was.
         """
-        row = await self.pool.fetchrow(
-            "SELECT body_hash, status, outcome::text AS outcome FROM command_keys"
-            " WHERE stream = $1 AND caller = $2 AND key_hash = $3",
-            stream_of(encounter_id),
-            key.caller,
-            key.key_hash,
-        )
+        row = await self.store.outcome_of(stream_of(encounter_id), key.caller, key.key_hash)
         if row is None:
             return None
-        if row["body_hash"] != key.body_hash:
+        if row.body_hash != key.body_hash:
             raise IdempotencyMismatch()
-        outcome: dict[str, Any] = msgspec.json.decode(row["outcome"])
-        if row["status"] != 200:
+        outcome = row.outcome
+        if row.status != 200:
             refusal = Refused(outcome["code"], outcome["message"], outcome.get("rule"))
-            refusal.status = int(row["status"])
+            refusal.status = row.status
             raise refusal
         proj = await self.load(encounter_id)
         first, last = int(outcome["first"]), int(outcome["last"])

@@ -1,11 +1,15 @@
 """The event store: a small port (`EventStore`) and its PostgreSQL adapter.
 
 All the SQL of the event log lives in schema.sql (`fracas_append`) and in this module.
-asyncpg errors are translated here and nowhere else: a stale expected version or a lost
-race becomes `ConcurrencyError`, data the database refuses becomes `ValueError`.
+asyncpg errors are translated here (the side tables' in server/store_tables.py): a stale
+expected version or a lost race becomes `ConcurrencyError`, data the database refuses
+becomes `ValueError`.
 The rows an append writes (versions, prev_hash, hash, recorded_at) are built by the pure
 `domain.chain.chain_rows`; this adapter only writes them. `server.memory_store` is the
 same port in memory, held to the same contract tests (tests/integration/store_contract.py).
+The side tables (tokens, dice seeds, command keys, webhooks) are the other half of the
+port, `Store` (`server.tables`): their SQL is in server/store_tables.py, a base of
+PostgresEventStore.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
 from domain.chain import GENESIS, chain_rows
+from server.store_tables import PostgresTables
 from server.subscription import Conn as _Conn
 from server.subscription import Subscription, Wake
+from server.tables import SideTables
 
 log = logging.getLogger(__name__)
 
@@ -193,8 +199,9 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
-class PostgresEventStore:
-    """The event store on PostgreSQL via asyncpg (schema.sql must be applied).
+class PostgresEventStore(PostgresTables):
+    """The store on PostgreSQL via asyncpg (schema.sql must be applied): the events
+    here, the side tables in its base `server.store_tables.PostgresTables`.
 
     Keeps a small cache stream -> (version, hash) of heads it has seen, so an append
     knows its prev_hash without an extra round trip. A stale entry costs one `head()`
@@ -387,3 +394,8 @@ async def tail(
             if len(batch) < limit:
                 await anext(wakes)
                 wakes.drain()
+
+
+class Store(EventStore, SideTables, Protocol):
+    """The whole store port: the event log and the side tables, one adapter per backend
+    (PostgresEventStore, server.memory_store.MemoryEventStore)."""

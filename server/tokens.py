@@ -12,9 +12,8 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-import asyncpg
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,6 +24,7 @@ from server import auth
 from server.errors import HTTPError, json_response
 from server.requests import bearer, body_of, service
 from server.service import parse_id
+from server.tables import SideTables
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class IssueToken(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 async def list_tokens(request: Request) -> Response:
     eid = parse_id(request.path_params["id"])
     await require_gm(request, eid)
-    return json_response({"tokens": await auth.tokens_of(service(request).pool, eid)})
+    return json_response({"tokens": await auth.tokens_of(service(request).store, eid)})
 
 
 async def issue_token(request: Request) -> Response:
@@ -72,8 +72,7 @@ async def issue_token(request: Request) -> Response:
             raise HTTPError(422, "invalid", f"no combatant {missing[0]!r} in this encounter")
     elif wanted:
         raise HTTPError(422, "invalid", f"a {body.role} link names no combatant")
-    async with service(request).pool.acquire() as conn:
-        token_id, token = await auth.issue_with_id(conn, eid, body.role, wanted)
+    token_id, token = await auth.issue_with_id(service(request).store, eid, body.role, wanted)
     return json_response({"id": token_id, "token": token, "link": f"/e/{eid}#token={token}"}, 201)
 
 
@@ -81,10 +80,10 @@ async def revoke_token(request: Request) -> Response:
     eid = parse_id(request.path_params["id"])
     _, token = await require_gm(request, eid)
     token_id = request.path_params["token_id"]
-    pool = service(request).pool
-    if await auth.id_of(pool, eid, token) == token_id:
+    store = service(request).store
+    if await auth.id_of(store, eid, token) == token_id:
         raise HTTPError(422, "invalid", "the link you are using cannot revoke itself")
-    if not await auth.revoke(pool, eid, token_id):
+    if not await auth.revoke(store, eid, token_id):
         raise HTTPError(404, "not_found", f"no live link {token_id!r} in this encounter")
     return json_response({"id": token_id, "revoked": True})
 
@@ -100,14 +99,14 @@ class Revocations:
     """Closes the websockets of revoked tokens, on this instance, for every instance's revokes.
 
     `watch(token_id, close)` registers an open socket's close callback and answers a
-    handle for `unwatch`. LISTEN runs on a dedicated connection; every `sweep` seconds
-    (and after a reconnect) one query re-checks the ids of open sockets, so a lost
-    notification delays a close, never loses it.
+    handle for `unwatch`. The store's listener (LISTEN on a dedicated connection) hears
+    every instance's revocations; every `sweep` seconds (and after a reconnect) one
+    query re-checks the ids of open sockets, so a lost notification delays a close,
+    never loses it.
     """
 
-    def __init__(self, pool: asyncpg.Pool[Any], dsn: str, sweep: float = 5.0) -> None:
-        self._pool = pool
-        self._dsn = dsn
+    def __init__(self, store: SideTables, sweep: float = 5.0) -> None:
+        self._store = store
         self._sweep = sweep
         self._open: dict[str, dict[int, Callable[[], None]]] = {}
         self._next = 0
@@ -139,36 +138,23 @@ class Revocations:
         for close in list(self._open.pop(token_id, {}).values()):
             close()
 
-    def _on_notify(self, conn: object, pid: int, channel: str, payload: object) -> None:
-        self._close(str(payload))
-
     async def _run(self) -> None:
         while True:
-            conn: asyncpg.Connection[Any] | None = None
             try:
-                conn = await asyncpg.connect(self._dsn)
-                await conn.add_listener(auth.REVOKED, self._on_notify)
-                while True:
-                    await self.check()
-                    await asyncio.sleep(self._sweep)
-                    await asyncio.wait_for(conn.execute("SELECT 1"), 5)  # still listening?
+                async with self._store.listen_revoked(self._close) as alive:
+                    while True:
+                        await self.check()
+                        await asyncio.sleep(self._sweep)
+                        await alive()
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # the database away: retry, sockets stay as they are
                 log.warning("revocation listener failed (%s); retrying in 1 s", type(e).__name__)
                 await asyncio.sleep(1.0)
-            finally:
-                if conn is not None and not conn.is_closed():
-                    with contextlib.suppress(Exception):
-                        await asyncio.wait_for(conn.close(), 2)
 
     async def check(self) -> None:
         """Close the sockets of any watched token that was revoked meanwhile."""
         if not self._open:
             return
-        rows = await self._pool.fetch(
-            "SELECT id FROM tokens WHERE id = ANY($1::text[]) AND revoked_at IS NOT NULL",
-            list(self._open),
-        )
-        for r in rows:
-            self._close(r["id"])
+        for token_id in await self._store.revoked_among(list(self._open)):
+            self._close(token_id)

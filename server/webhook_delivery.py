@@ -28,7 +28,6 @@ import os
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import asyncpg
 
@@ -37,7 +36,8 @@ from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.outbound import Allow, Unsafe, post
 from server.service import stream_of
-from server.store import EventStore
+from server.store import Store
+from server.tables import Claimed, NewDelivery
 from server.webhooks import message, payload
 
 log = logging.getLogger(__name__)
@@ -82,44 +82,10 @@ def signature(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
 
 
-_SQL_HOOKS = """
-SELECT w.id, w.encounter::text AS encounter, w.checkpoint,
-       (SELECT max(e.version) FROM events e WHERE e.stream = 'encounter-' || w.encounter::text)
-         AS head
-  FROM webhooks w"""
-_SQL_LOCK = """
-SELECT id, encounter::text AS encounter, format, kinds, lang, base, checkpoint
-  FROM webhooks WHERE id = $1 FOR UPDATE SKIP LOCKED"""
-_SQL_ENQUEUE = """
-INSERT INTO webhook_deliveries (id, webhook, version, kind, body)
-SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[])
-ON CONFLICT ON CONSTRAINT webhook_deliveries_event_key DO NOTHING"""
-_SQL_CLAIM = """
-UPDATE webhook_deliveries d
-   SET attempts = d.attempts + 1, next_at = now() + make_interval(secs => $2)
-  FROM webhooks w
- WHERE w.id = d.webhook
-   AND d.id IN (SELECT id FROM webhook_deliveries
-                 WHERE state = 'pending' AND next_at <= now()
-                 ORDER BY next_at LIMIT $1
-                 FOR UPDATE SKIP LOCKED)
-RETURNING d.id, d.body, d.attempts, d.created_at, w.url, w.secret"""
-_SQL_DONE = """
-UPDATE webhook_deliveries
-   SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL
- WHERE id = $1"""
-_SQL_FAILED = """
-UPDATE webhook_deliveries
-   SET state = CASE WHEN $3 THEN 'failed' ELSE 'pending' END,
-       next_at = now() + make_interval(secs => $4), last_status = $2, last_error = $5
- WHERE id = $1 AND state = 'pending'"""
-
-
 class Webhooks:
     """The webhook subscriber and delivery worker of one server instance."""
 
-    def __init__(self, pool: asyncpg.Pool[Any], store: EventStore, settings: Settings) -> None:
-        self.pool = pool
+    def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings
         self._folds: dict[str, Projection] = {}
@@ -163,45 +129,44 @@ class Webhooks:
 
     async def scan(self) -> None:
         """Turn every webhook's new events into deliveries."""
-        hooks = await self.pool.fetch(_SQL_HOOKS)
-        self._watched = {stream_of(h["encounter"]) for h in hooks}
+        hooks = await self.store.webhook_heads()
+        self._watched = {stream_of(h.encounter) for h in hooks}
         for stream in set(self._folds) - self._watched:  # webhook gone: drop its fold
             del self._folds[stream]
         for h in hooks:
-            if (h["head"] or 0) > h["checkpoint"]:
-                await self._scan_one(h["id"])
+            if h.head > h.checkpoint:
+                await self._scan_one(h.id)
 
     async def _scan_one(self, hook_id: str) -> None:
-        async with self.pool.acquire() as conn, conn.transaction():
-            hook = await conn.fetchrow(_SQL_LOCK, hook_id)
+        async with self.store.transaction() as conn:
+            hook = await self.store.lock_webhook(hook_id, conn=conn)
             if hook is None:  # another instance holds it, or it was removed
                 return
-            stream = stream_of(hook["encounter"])
-            proj = await self._fold(stream, hook["checkpoint"])
+            stream = stream_of(hook.encounter)
+            proj = await self._fold(stream, hook.checkpoint)
             envs = await self.store.read_facts(stream, after=proj.version, upto=proj.version + 500)
             if not envs:
                 return
-            rows: list[tuple[str, str, int, str, str]] = []
-            link = f"{hook['base']}/e/{hook['encounter']}"
+            rows: list[NewDelivery] = []
+            link = f"{hook.base}/e/{hook.encounter}"
             for env in envs:
                 state = proj.state
                 shown = filter_events(
                     [env], "public", secret_resources(state), state.ledger.hidden_rolls
                 )
-                found = message(ev.event_from(env["type"], env["data"]), state, hook["lang"])
+                found = message(ev.event_from(env["type"], env["data"]), state, hook.lang)
                 proj.apply(env, tell=False)
-                if not shown or found is None or found[0] not in hook["kinds"]:
+                if not shown or found is None or found[0] not in hook.kinds:
                     continue
                 kind, text, combatant = found
                 body = payload(
-                    hook["format"], hook["encounter"], env["version"], kind, combatant, text, link
+                    hook.format, hook.encounter, env["version"], kind, combatant, text, link
                 )
-                rows.append((uuid.uuid4().hex, hook_id, env["version"], kind, body.decode()))
+                rows.append(NewDelivery(uuid.uuid4().hex, hook_id, env["version"], kind,
+                                        body.decode()))  # fmt: skip
             if rows:
-                await conn.execute(_SQL_ENQUEUE, *map(list, zip(*rows, strict=True)))
-            await conn.execute(
-                "UPDATE webhooks SET checkpoint = $2 WHERE id = $1", hook_id, proj.version
-            )
+                await self.store.enqueue(rows, conn=conn)
+            await self.store.move_checkpoint(hook_id, proj.version, conn=conn)
         if rows:
             self._due.set()
 
@@ -232,22 +197,22 @@ class Webhooks:
         free = self.settings.concurrency - len(self._sending)
         if free <= 0:
             return
-        claimed = await self.pool.fetch(_SQL_CLAIM, free, self.settings.lease)
+        claimed = await self.store.claim_due(free, self.settings.lease)
         for row in claimed:
             task = asyncio.create_task(self._send(row))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
 
-    async def _send(self, row: asyncpg.Record) -> None:
-        body = row["body"].encode()
+    async def _send(self, row: Claimed) -> None:
+        body = row.body.encode()
         headers = {
-            "X-Fracas-Delivery": row["id"],
-            "X-Fracas-Signature": signature(row["secret"], body),
+            "X-Fracas-Delivery": row.id,
+            "X-Fracas-Signature": signature(row.secret, body),
         }
         status: int | None = None
         error: str | None = None
         try:
-            status = await post(row["url"], body, headers, self.settings.timeout, self.allow)
+            status = await post(row.url, body, headers, self.settings.timeout, self.allow)
             if not 200 <= status < 300:
                 error = f"the receiver answered HTTP {status}"
         except TimeoutError:
@@ -258,13 +223,13 @@ class Webhooks:
             error = f"connection failed ({type(e).__name__})"
         try:
             if error is None:
-                await self.pool.execute(_SQL_DONE, row["id"], status)
+                await self.store.delivered(row.id, status)
                 return
-            age = datetime.now(UTC) - row["created_at"]
+            age = datetime.now(UTC) - row.created_at
             give_up = age >= timedelta(seconds=self.settings.max_age)
-            delay = min(self.settings.retry * 2 ** (row["attempts"] - 1), self.settings.retry_max)
-            await self.pool.execute(_SQL_FAILED, row["id"], status, give_up, delay, error)
-            log.info("webhook delivery %s: attempt %d: %s", row["id"], row["attempts"], error)
+            delay = min(self.settings.retry * 2 ** (row.attempts - 1), self.settings.retry_max)
+            await self.store.delivery_failed(row.id, status, give_up, delay, error)
+            log.info("webhook delivery %s: attempt %d: %s", row.id, row.attempts, error)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
             # The lease runs out and the row is retried: at least once holds.
-            log.warning("webhook delivery %s: could not record the outcome", row["id"])
+            log.warning("webhook delivery %s: could not record the outcome", row.id)

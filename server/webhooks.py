@@ -134,21 +134,17 @@ async def put_webhook(request: Request) -> Response:
         raise HTTPError(404, "not_found", f"no encounter {eid}")
     kinds = list(dict.fromkeys(body.kinds or KINDS))
     hook_id, secret = secrets.token_hex(8), secrets.token_hex(32)
-    async with svc.pool.acquire() as conn, conn.transaction():
-        await conn.execute("DELETE FROM webhooks WHERE encounter = $1", eid)
-        await conn.execute(
-            "INSERT INTO webhooks (id, encounter, url, format, kinds, lang, base, secret,"
-            " checkpoint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            hook_id,
-            eid,
-            body.url,
-            body.format,
-            kinds,
-            body.lang,
-            _origin(request),
-            secret,
-            head,  # only what happens from now on
-        )
+    await svc.store.set_webhook(
+        eid,
+        hook_id,
+        body.url,
+        body.format,
+        kinds,
+        body.lang,
+        _origin(request),
+        secret,
+        head,  # only what happens from now on
+    )
     request.app.state.webhooks.known(eid)
     return json_response(
         {
@@ -165,39 +161,31 @@ async def put_webhook(request: Request) -> Response:
 async def get_webhook(request: Request) -> Response:
     eid = parse_id(request.path_params["id"])
     await require_gm(request, eid)
-    pool = service(request).pool
-    hook = await pool.fetchrow(
-        "SELECT id, url, format, kinds, lang, created_at FROM webhooks WHERE encounter = $1", eid
-    )
+    store = service(request).store
+    hook = await store.webhook_of(eid)
     if hook is None:
         raise HTTPError(404, "not_found", "this encounter has no webhook")
-    rows = await pool.fetch(
-        "SELECT id, version, kind, state, attempts, last_status, last_error, created_at,"
-        " delivered_at, next_at FROM webhook_deliveries WHERE webhook = $1"
-        " ORDER BY created_at DESC, version DESC LIMIT $2",
-        hook["id"],
-        RECENT,
-    )
+    rows = await store.recent_deliveries(hook.id, RECENT)
     return json_response(
         {
-            "id": hook["id"],
-            "url": hook["url"],
-            "format": hook["format"],
-            "kinds": list(hook["kinds"]),
-            "lang": hook["lang"],
-            "created": hook["created_at"].isoformat(),
+            "id": hook.id,
+            "url": hook.url,
+            "format": hook.format,
+            "kinds": hook.kinds,
+            "lang": hook.lang,
+            "created": hook.created_at.isoformat(),
             "deliveries": [
                 {
-                    "id": r["id"],
-                    "version": r["version"],
-                    "kind": r["kind"],
-                    "status": r["state"],
-                    "attempts": r["attempts"],
-                    "last_status": r["last_status"],
-                    "last_error": r["last_error"],
-                    "created": r["created_at"].isoformat(),
-                    "delivered": r["delivered_at"].isoformat() if r["delivered_at"] else None,
-                    "next_attempt": r["next_at"].isoformat() if r["state"] == "pending" else None,
+                    "id": r.id,
+                    "version": r.version,
+                    "kind": r.kind,
+                    "status": r.state,
+                    "attempts": r.attempts,
+                    "last_status": r.last_status,
+                    "last_error": r.last_error,
+                    "created": r.created_at.isoformat(),
+                    "delivered": r.delivered_at.isoformat() if r.delivered_at else None,
+                    "next_attempt": r.next_at.isoformat() if r.state == "pending" else None,
                 }
                 for r in rows
             ],
@@ -208,10 +196,7 @@ async def get_webhook(request: Request) -> Response:
 async def delete_webhook(request: Request) -> Response:
     eid = parse_id(request.path_params["id"])
     await require_gm(request, eid)
-    gone = await service(request).pool.fetchval(
-        "DELETE FROM webhooks WHERE encounter = $1 RETURNING id", eid
-    )
-    if gone is None:
+    if not await service(request).store.drop_webhook(eid):
         raise HTTPError(404, "not_found", "this encounter has no webhook")
     return json_response({"deleted": True})
 

@@ -24,21 +24,21 @@ import msgspec
 import pytest
 
 from domain.chain import GENESIS, first_break
-from server.store import ConcurrencyError, EventStore, NewEvent, Recorded, tail
+from server.store import ConcurrencyError, NewEvent, Recorded, Store, tail
 
 META = {"command_id": "c-1", "actor": "gm", "rules_version": "test-1"}
 
 
 @dataclass(frozen=True)
 class Backend:
-    """A store under test, and a way to get another handle on the same events.
+    """A store under test, and a way to get another handle on the same data.
 
     `another()` is what a second server instance would hold: the same events, its own
     caches (the PostgreSQL adapter caches stream heads).
     """
 
-    store: EventStore
-    another: Callable[[], EventStore]
+    store: Store
+    another: Callable[[], Store]
 
 
 def new_stream() -> str:

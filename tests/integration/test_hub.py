@@ -21,7 +21,7 @@ async def test_a_watcher_whose_queue_fills_is_dropped_and_the_others_get_every_u
 ) -> None:
     store = PostgresEventStore(pool, notify_dsn=database_url)
     metrics = Metrics()
-    svc = EncounterService(pool, store, metrics)
+    svc = EncounterService(store, metrics)
     hub = Hub(store, metrics)
     made = await svc.create("plain-d100", "Hub", {})
     stream = stream_of(made["id"])
@@ -57,7 +57,7 @@ async def test_a_lost_notification_is_made_up_by_the_next_tick(
 ) -> None:
     store = PostgresEventStore(pool, notify_dsn=database_url)
     metrics = Metrics()
-    svc = EncounterService(pool, store, metrics)
+    svc = EncounterService(store, metrics)
     hub = Hub(store, metrics)  # not started: no NOTIFY reaches it
     made = await svc.create("plain-d100", "Quiet", {})
     other = await svc.create("plain-d100", "Idle", {})
@@ -102,7 +102,7 @@ async def test_a_stream_whose_read_is_held_does_not_delay_another_streams_update
 ) -> None:
     store = HeldStore(pool, database_url)
     metrics = Metrics()
-    svc = EncounterService(pool, store, metrics)
+    svc = EncounterService(store, metrics)
     hub = Hub(store, metrics)
     slow, fast = (
         await svc.create("plain-d100", "Slow", {}),

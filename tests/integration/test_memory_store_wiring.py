@@ -1,8 +1,8 @@
 """The service and the live hub on the in-memory store: the port is all they need.
 
-The events live in memory; the side tables (dice seeds, command keys) are still in
-PostgreSQL, so the service keeps its pool. The hub hears appends through the memory
-store's wake-ups, as it hears NOTIFY on PostgreSQL.
+The events and the side tables (dice seeds, tokens, command keys) live in memory: no
+database at all. The hub hears appends through the memory store's wake-ups, as it hears
+NOTIFY on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 from typing import Any
-
-import asyncpg
 
 from domain import commands as cmd
 from domain.chain import first_break
@@ -28,11 +26,11 @@ async def next_update(w: Watcher) -> dict[str, Any]:
     return message
 
 
-async def test_commands_land_in_the_memory_store_and_reach_a_watcher_through_its_wake_ups(
-    pool: asyncpg.Pool[Any],
-) -> None:
+async def test_commands_land_in_the_memory_store_and_reach_a_watcher_through_its_wake_ups() -> (
+    None
+):
     store, metrics = MemoryEventStore(), Metrics()
-    svc = EncounterService(pool, store, metrics)
+    svc = EncounterService(store, metrics)
     hub = Hub(store, metrics)
     made = await svc.create("plain-d100", "In memory", {})
     stream = stream_of(made["id"])

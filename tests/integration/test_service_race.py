@@ -2,56 +2,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from types import TracebackType
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
-
-import asyncpg
 
 from domain import commands as cmd
 from domain.state import GM
 from domain.verify import verify
 from server.metrics import Metrics
 from server.service import EncounterService
-from server.store import PostgresEventStore
+from server.store import Store
+from tests.integration.store_contract import Backend
 
 
-class HookedPool:
-    """The real pool, but the first acquire() first lets `hook` run (an interleaving)."""
+class HookedStore:
+    """The real store, but its first transaction() first lets `hook` run (an interleaving)."""
 
-    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
-        self.pool = pool
+    def __init__(self, store: Store) -> None:
+        self.store = store
         self.hook: Callable[[], Awaitable[None]] | None = None
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.pool, name)
+        return getattr(self.store, name)
 
-    def acquire(self) -> Any:
-        outer = self
-
-        class Acquire:
-            async def __aenter__(self) -> Any:
-                hook, outer.hook = outer.hook, None
-                if hook is not None:
-                    await hook()
-                self.inner = outer.pool.acquire()
-                return await self.inner.__aenter__()
-
-            async def __aexit__(self, kind: type[BaseException] | None,
-                                error: BaseException | None, tb: TracebackType | None) -> None:
-                await self.inner.__aexit__(kind, error, tb)
-
-        return Acquire()
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Any]:
+        hook, self.hook = self.hook, None
+        if hook is not None:
+            await hook()
+        async with self.store.transaction() as conn:
+            yield conn
 
 
 async def test_a_decision_overtaken_by_another_process_is_made_again_not_appended_stale(
-    pool: asyncpg.Pool[Any],
+    stores: Backend,
 ) -> None:
-    other = EncounterService(pool, PostgresEventStore(pool), Metrics())
+    other = EncounterService(stores.another(), Metrics())
     made = await other.create("plain-d100", "Race", {})
     eid = made["id"]
-    hooked = HookedPool(pool)
-    mine = EncounterService(hooked, PostgresEventStore(pool), Metrics())  # type: ignore[arg-type]
+    hooked = HookedStore(stores.store)
+    mine = EncounterService(hooked, Metrics())
     await mine.load(eid)
 
     async def meanwhile() -> None:
@@ -71,25 +61,22 @@ async def test_a_decision_overtaken_by_another_process_is_made_again_not_appende
 
 
 async def test_what_a_close_does_then_shares_its_transaction_and_a_conflict_there_retries_both(
-    pool: asyncpg.Pool[Any],
+    stores: Backend,
 ) -> None:
     """A War's carry-back runs as the `then` of its encounter's close: if the War moved on
     (ConcurrencyError), the close is rolled back too and the whole command is decided
     again, so a close never stands without its carry-back."""
     from server.store import ConcurrencyError
 
-    svc = EncounterService(pool, PostgresEventStore(pool), Metrics())
+    svc = EncounterService(stores.store, Metrics())
     eid = (await svc.create("plain-d100", "Close", {}))["id"]
     calls: list[int] = []
 
     async def then(conn: Any, state: Any) -> dict[str, Any] | None:
         calls.append(state.version)
         assert state.ledger.closed  # it sees the state the close leads to
-        await conn.execute(
-            "INSERT INTO tokens (token_hash, encounter, role) VALUES ($1, $2, 'spectator')",
-            f"then-{len(calls)}-{eid}",
-            eid,
-        )
+        n = len(calls)
+        await svc.store.add_token(eid, f"then-{n}-{eid}", "spectator", [], f"t{n}-{eid}", conn=conn)
         if len(calls) == 1:
             raise ConcurrencyError("campaign-x", 1, 2)  # the War moved on
         return {"carried": True}
@@ -100,7 +87,5 @@ async def test_what_a_close_does_then_shares_its_transaction_and_a_conflict_ther
     assert len(calls) == 2
     closes = [e for e in await svc.envelopes(eid) if e["type"] == "encounter_closed"]
     assert len(closes) == 1
-    written = await pool.fetch(
-        "SELECT token_hash FROM tokens WHERE token_hash LIKE $1", f"then-%-{eid}"
-    )
-    assert [r["token_hash"] for r in written] == [f"then-2-{eid}"]  # the first rolled back
+    written = [t.id for t in await svc.store.live_tokens(eid) if t.role == "spectator"]
+    assert f"t1-{eid}" not in written and f"t2-{eid}" in written  # the first rolled back

@@ -171,7 +171,7 @@ async def test_an_append_after_other_writes_in_its_transaction_does_not_let_read
         a_tx, b_tx = a.transaction(), b.transaction()
         await a_tx.start()
         await a.execute(  # any write that gives A its transaction id first
-            "INSERT INTO tokens (token_hash, encounter, role)"
+            "INSERT INTO tokens (token_hash, scope, role)"
             " VALUES ($1, gen_random_uuid(), 'spectator')",
             a_stream,
         )
@@ -395,6 +395,43 @@ async def test_schema_sql_drops_the_unkept_revealed_flag_and_the_update_grant_of
             await apply_schema(conn)
 
             assert (await conn.fetchval(column), await conn.fetchval(can_update)) == (0, False)
+        finally:
+            await transaction.rollback()
+
+
+async def test_schema_sql_renames_the_tokens_encounter_column_of_older_databases_to_scope(
+    pool: Pool,
+) -> None:
+    columns = (
+        "SELECT array_agg(column_name::text ORDER BY column_name) FROM information_schema.columns"
+        " WHERE table_name = 'tokens' AND column_name IN ('encounter', 'scope')"
+    )
+    indexes = (
+        "SELECT array_agg(indexname::text ORDER BY indexname) FROM pg_indexes"
+        " WHERE tablename = 'tokens' AND indexname IN ('tokens_encounter_idx', 'tokens_scope_idx')"
+    )
+    war = str(uuid.uuid4())
+    async with pool.acquire() as conn:
+        transaction = conn.transaction()
+        await transaction.start()
+        try:  # a database installed by an older schema.sql, with a War's token in it
+            await conn.execute("ALTER TABLE tokens RENAME COLUMN scope TO encounter")
+            await conn.execute("ALTER INDEX tokens_scope_idx RENAME TO tokens_encounter_idx")
+            await conn.execute(
+                "INSERT INTO tokens (token_hash, encounter, role) VALUES ($1, $2, 'gm')",
+                "f" * 64,
+                war,
+            )
+            assert await conn.fetchval(columns) == ["encounter"]
+
+            await apply_schema(conn)
+            await apply_schema(conn)  # and again, as at every start
+
+            assert await conn.fetchval(columns) == ["scope"]
+            assert await conn.fetchval(indexes) == ["tokens_scope_idx"]
+            kept = await conn.fetchval("SELECT scope::text FROM tokens WHERE token_hash = $1",
+                                       "f" * 64)  # fmt: skip
+            assert kept == war
         finally:
             await transaction.rollback()
 

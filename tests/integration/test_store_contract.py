@@ -1,4 +1,5 @@
-"""The EventStore contract (tests/integration/store_contract.py), once per store."""
+"""The store contract, once per store: the events (tests/integration/store_contract.py)
+and the side tables (tests/integration/tables_contract.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import pytest
 from server.memory_store import MemoryEventStore
 from server.store import PostgresEventStore
 from tests.integration.store_contract import Backend, StoreContract
+from tests.integration.tables_contract import TablesContract
 
 
-class TestPostgresEventStore(StoreContract):
+class TestPostgresEventStore(StoreContract, TablesContract):
     """Against the real PostgreSQL, through connections acting as fracas_app."""
 
     @pytest.fixture
@@ -18,7 +20,7 @@ class TestPostgresEventStore(StoreContract):
         return Backend(store, lambda: PostgresEventStore(store._pool))
 
 
-class TestMemoryEventStore(StoreContract):
+class TestMemoryEventStore(StoreContract, TablesContract):
     """In memory: a fresh store per test."""
 
     @pytest.fixture

@@ -1,0 +1,273 @@
+"""The side tables' half of the store port: tokens, dice seeds, command keys, webhooks
+and their deliveries (mutable state that is not history, schema.sql).
+
+`SideTables` is the port and these are its rows. `server.store_tables` is its
+PostgreSQL half (a base of `server.store.PostgresEventStore`, so the adapter is one
+object, and all the server's SQL lives in server/store.py and there);
+`server.memory_tables` is the same port in memory. The same contract tests hold both
+(tests/integration/tables_contract.py).
+
+Writes that must land with others take `conn`, an open transaction from
+`transaction()` (as `EventStore.append` does); without it each write commits alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from typing import Any, Protocol
+
+import msgspec
+
+from server.subscription import Conn
+
+
+class AlreadyStored(Exception):
+    """A row that is only ever inserted once (a dice seed, a token) was inserted again.
+
+    Nothing was written: the first row stays as it was.
+    """
+
+
+class Grant(msgspec.Struct, frozen=True):
+    """What a live token opens: its role and, for a player, its combatants."""
+
+    role: str
+    combatants: list[str]
+
+
+class TokenRow(msgspec.Struct, frozen=True):
+    """A live token as the GM lists it: never its secret nor its hash."""
+
+    id: str
+    role: str
+    combatants: list[str]
+    created_at: datetime
+    last_used: datetime | None
+
+
+class KeyOutcome(msgspec.Struct, frozen=True):
+    """The stored outcome of an Idempotency-Key: its body's hash, status and outcome."""
+
+    body_hash: str
+    status: int
+    outcome: dict[str, Any]
+
+
+class WebhookConfig(msgspec.Struct, frozen=True):
+    """An encounter's webhook as its GM sees it (no secret)."""
+
+    id: str
+    url: str
+    format: str
+    kinds: list[str]
+    lang: str
+    created_at: datetime
+
+
+class WebhookHead(msgspec.Struct, frozen=True):
+    """A webhook's checkpoint beside its encounter's current version (0: no events)."""
+
+    id: str
+    encounter: str
+    checkpoint: int
+    head: int
+
+
+class LockedWebhook(msgspec.Struct, frozen=True):
+    """A webhook held by the scanning transaction: what it needs to word deliveries."""
+
+    id: str
+    encounter: str
+    format: str
+    kinds: list[str]
+    lang: str
+    base: str
+    checkpoint: int
+
+
+class NewDelivery(msgspec.Struct, frozen=True):
+    """A delivery to enqueue: unique per (webhook, version, kind)."""
+
+    id: str
+    webhook: str
+    version: int
+    kind: str
+    body: str
+
+
+class Delivery(msgspec.Struct, frozen=True):
+    """A delivery as GET /api/encounters/{id}/webhook lists it."""
+
+    id: str
+    version: int
+    kind: str
+    state: str
+    attempts: int
+    last_status: int | None
+    last_error: str | None
+    created_at: datetime
+    delivered_at: datetime | None
+    next_at: datetime
+
+
+class Claimed(msgspec.Struct, frozen=True):
+    """A delivery a worker claimed: hidden from other workers until its lease runs out."""
+
+    id: str
+    body: str
+    attempts: int
+    created_at: datetime
+    url: str
+    secret: str
+
+
+# The check a revocation listener runs to know it is still listening.
+Alive = Callable[[], Awaitable[None]]
+
+
+class SideTables(Protocol):
+    """The side tables' half of the store port (invariants: schema.sql, and the
+    contract tests in tests/integration/store_contract.py)."""
+
+    def transaction(self) -> AbstractAsyncContextManager[Conn]:
+        """An open transaction: pass it as `conn`; all of it lands, or none if it raises."""
+        ...
+
+    async def ping(self) -> None:
+        """Return if the store answers; raise (the driver's error) if it does not."""
+        ...
+
+    # --- tokens (stored as hashes only) -----------------------------------------------
+    async def add_token(
+        self,
+        scope: str,
+        token_hash: str,
+        role: str,
+        combatants: Sequence[str],
+        token_id: str,
+        *,
+        conn: Conn | None = None,
+    ) -> None:
+        """Store a token for `scope` (an encounter or War id); AlreadyStored if taken."""
+        ...
+
+    async def grant(self, scope: str, token_hash: str) -> Grant | None:
+        """What a live token opens on `scope`, or None; notes its use (once a minute)."""
+        ...
+
+    async def live_tokens(self, scope: str) -> list[TokenRow]:
+        """The live tokens of `scope`: oldest first, then gm, spectator, player."""
+        ...
+
+    async def token_id(self, scope: str, token_hash: str) -> str | None:
+        """The public id of a live token of `scope`."""
+        ...
+
+    async def revoke_token(self, scope: str, token_id: str) -> bool:
+        """Revoke a live token and tell every listener; False if there was none."""
+        ...
+
+    async def revoked_among(self, token_ids: Sequence[str]) -> list[str]:
+        """The ids in `token_ids` whose token was revoked."""
+        ...
+
+    def listen_revoked(
+        self, on_revoked: Callable[[str], None]
+    ) -> AbstractAsyncContextManager[Alive]:
+        """While entered, `on_revoked(token_id)` for every revocation (any instance).
+
+        Yields a check that raises once the listener is lost (then re-enter).
+        """
+        ...
+
+    # --- dice seeds (inserted and read, never updated) --------------------------------
+    async def add_seeds(
+        self, encounter: str, seeds: Mapping[str, bytes], *, conn: Conn | None = None
+    ) -> None:
+        """Store an encounter's seeds by id; AlreadyStored (nothing written) if one exists."""
+        ...
+
+    async def seeds(self, encounter: str) -> dict[str, bytes]:
+        """Every seed of the encounter, by seed id."""
+        ...
+
+    # --- command keys (one key, one outcome, per caller) -------------------------------
+    async def keep_outcome(
+        self,
+        stream: str,
+        caller: str,
+        key_hash: str,
+        body_hash: str,
+        status: int,
+        outcome: Mapping[str, Any],
+        *,
+        conn: Conn | None = None,
+    ) -> bool:
+        """Keep the key's first outcome; False (nothing written) if it has one already."""
+        ...
+
+    async def outcome_of(self, stream: str, caller: str, key_hash: str) -> KeyOutcome | None:
+        """The outcome this caller's key has on `stream`, or None."""
+        ...
+
+    # --- webhooks and their deliveries -------------------------------------------------
+    async def set_webhook(
+        self,
+        encounter: str,
+        hook_id: str,
+        url: str,
+        format: str,
+        kinds: Sequence[str],
+        lang: str,
+        base: str,
+        secret: str,
+        checkpoint: int,
+    ) -> None:
+        """The encounter's one webhook, replacing (with its deliveries) any it had."""
+        ...
+
+    async def webhook_of(self, encounter: str) -> WebhookConfig | None:
+        """The encounter's webhook, or None."""
+        ...
+
+    async def recent_deliveries(self, hook_id: str, limit: int) -> list[Delivery]:
+        """The webhook's latest deliveries, newest first (then highest version)."""
+        ...
+
+    async def drop_webhook(self, encounter: str) -> bool:
+        """Remove the encounter's webhook and its deliveries; False if it had none."""
+        ...
+
+    async def webhook_heads(self) -> list[WebhookHead]:
+        """Every webhook's checkpoint beside its encounter's version."""
+        ...
+
+    async def lock_webhook(self, hook_id: str, *, conn: Conn) -> LockedWebhook | None:
+        """Hold the webhook for `conn`'s transaction; None if gone or held elsewhere."""
+        ...
+
+    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Conn) -> None:
+        """Add pending deliveries, due now; one already there for its
+        (webhook, version, kind) is left as it is."""
+        ...
+
+    async def move_checkpoint(self, hook_id: str, version: int, *, conn: Conn) -> None:
+        """The last version the webhook's deliveries were made from."""
+        ...
+
+    async def claim_due(self, limit: int, lease: float) -> list[Claimed]:
+        """Up to `limit` due pending deliveries, oldest due first, each hidden from
+        other claims for `lease` seconds and its attempt counted."""
+        ...
+
+    async def delivered(self, delivery_id: str, status: int | None) -> None:
+        """A claimed delivery got a 2xx: done for good."""
+        ...
+
+    async def delivery_failed(
+        self, delivery_id: str, status: int | None, give_up: bool, delay: float, error: str
+    ) -> None:
+        """A pending delivery's attempt failed: due again in `delay` s, or `failed`."""
+        ...
