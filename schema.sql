@@ -218,6 +218,115 @@ $$;
 
 
 -- ---------------------------------------------------------------------------
+-- Function: fracas_append, typed (what the server calls)
+--
+-- The same append and the same checks as above, without the JSON batch: the events
+-- come as arrays (types, data, hashes) beside one meta and one recorded_at, which
+-- every event of an append shares (domain/chain.py). Each event's prev_hash is not
+-- sent: the database writes p_prev_hash (checked against the stored head) for the
+-- first and the previous event's hash for the next, so a stored batch chains by
+-- construction. Unpacking a JSON array with jsonb_to_recordset was about half of
+-- what the call cost over a plain INSERT (bench/RESULTS.md).
+--
+-- p_notify: NOTIFY inside the transaction, as above. The server passes false and
+-- notifies after commit, from a notifier of its own (server/store.py): a NOTIFY in
+-- the transaction takes a database-wide lock from pre-commit to the end of commit,
+-- so notifying appends commit one at a time, WAL flush included. A notification the
+-- server then fails to send (a crash right after commit) loses nothing: every reader
+-- re-reads from its checkpoint at least once a tick (server/subscription.py).
+-- The JSON signature above stays for instances of the previous release (a rolling
+-- deploy runs both); drop it with the release after this one.
+-- ---------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION fracas_append(
+  p_stream      text,
+  p_expected    bigint,
+  p_prev_hash   text,
+  p_types       text[],
+  p_data        jsonb[],
+  p_meta        jsonb,
+  p_recorded_at timestamptz,
+  p_hashes      text[],
+  p_notify      boolean,
+  OUT new_version bigint,
+  OUT positions   bigint[]
+)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_count   integer := coalesce(cardinality(p_types), 0);
+  v_version bigint;
+  v_hash    text;
+  v_mark    bigint;
+  v_done    text;  -- receives void results: see "Assignments" in the function above
+BEGIN
+  IF v_count = 0 THEN
+    RAISE EXCEPTION 'fracas_append: no events' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF cardinality(p_data) IS DISTINCT FROM v_count
+     OR cardinality(p_hashes) IS DISTINCT FROM v_count THEN
+    RAISE EXCEPTION 'fracas_append: % types, % data, % hashes', v_count,
+      cardinality(p_data), cardinality(p_hashes) USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+
+  SELECT e.version, e.hash INTO v_version, v_hash
+    FROM events e
+   WHERE e.stream = p_stream
+   ORDER BY e.version DESC
+   LIMIT 1;
+  v_version := coalesce(v_version, 0);
+  v_hash := coalesce(v_hash, repeat('0', 64));
+
+  IF v_version <> p_expected THEN
+    RAISE EXCEPTION 'fracas_conflict: stream % is at version %, not %', p_stream, v_version, p_expected
+      USING ERRCODE = 'serialization_failure', DETAIL = v_version::text;
+  END IF;
+  IF v_hash <> p_prev_hash THEN
+    RAISE EXCEPTION 'fracas_conflict: stream % version % has another hash', p_stream, v_version
+      USING ERRCODE = 'serialization_failure', DETAIL = v_version::text;
+  END IF;
+
+  -- Critical section: as in the function above (see "Ordering for tailing readers").
+  v_done := pg_advisory_lock(7046012301);  -- 'fracas:position'
+  BEGIN
+    v_mark := setval('events_xact_mark',
+                     greatest(pg_current_xact_id()::text::bigint,
+                              pg_sequence_last_value('events_xact_mark')));
+    IF v_count = 1 THEN
+      positions := ARRAY[nextval('events_position_seq')];
+    ELSE
+      positions := ARRAY(SELECT nextval('events_position_seq') FROM generate_series(1, v_count));
+    END IF;
+    v_done := pg_advisory_unlock(7046012301);
+  EXCEPTION WHEN OTHERS OR query_canceled THEN
+    PERFORM pg_advisory_unlock(7046012301);
+    RAISE;
+  END;
+
+  IF v_count = 1 THEN  -- most appends: one row, no unnest
+    INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash,
+                        hash, xact_id)
+    OVERRIDING SYSTEM VALUE
+    VALUES (positions[1], p_stream, p_expected + 1, p_types[1], p_data[1], p_meta,
+            p_recorded_at, p_prev_hash, p_hashes[1], v_mark::text::xid8);
+  ELSE
+    INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash,
+                        hash, xact_id)
+    OVERRIDING SYSTEM VALUE
+    SELECT positions[e.ord], p_stream, p_expected + e.ord, e.type, e.data, p_meta,
+           p_recorded_at, CASE WHEN e.ord = 1 THEN p_prev_hash ELSE p_hashes[e.ord - 1] END,
+           e.hash, v_mark::text::xid8
+      FROM unnest(p_types, p_data, p_hashes) WITH ORDINALITY AS e(type, data, hash, ord);
+  END IF;
+
+  new_version := p_expected + v_count;
+  IF p_notify THEN
+    v_done := pg_notify('fracas_events', p_stream || ':' || new_version);
+  END IF;
+END;
+$$;
+
+
+-- ---------------------------------------------------------------------------
 -- Side tables (mutable state that is not history)
 -- ---------------------------------------------------------------------------
 
@@ -383,6 +492,10 @@ BEGIN
 
   REVOKE ALL ON FUNCTION fracas_append(text, bigint, text, jsonb) FROM PUBLIC;
   GRANT EXECUTE ON FUNCTION fracas_append(text, bigint, text, jsonb) TO fracas_app;
+  REVOKE ALL ON FUNCTION fracas_append(text, bigint, text, text[], jsonb[], jsonb, timestamptz,
+                                       text[], boolean) FROM PUBLIC;
+  GRANT EXECUTE ON FUNCTION fracas_append(text, bigint, text, text[], jsonb[], jsonb, timestamptz,
+                                          text[], boolean) TO fracas_app;
 
   REVOKE ALL ON command_keys, tokens, dice_seeds FROM PUBLIC, fracas_app;
   GRANT SELECT, INSERT ON command_keys, dice_seeds TO fracas_app;

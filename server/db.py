@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+import asyncpg.transaction
 from asyncpg.pool import PoolConnectionProxy
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema.sql"
@@ -64,7 +65,86 @@ async def create_pool(
         server_settings=settings,
         max_inactive_connection_lifetime=300,
         reset=_reset_if_dirty,
+        connection_class=Connection,
     )
+
+
+class Connection(asyncpg.Connection):
+    """asyncpg's connection, plus callbacks that run once its transaction has committed.
+
+    The event store appends inside its caller's transaction and must say so (NOTIFY)
+    only after the commit: `after_commit(callback)` queues a plain function, run right
+    after the outermost `async with conn.transaction()` (or its `commit()`) succeeds,
+    dropped if it rolls back. Outside a transaction a callback runs at once.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._after_commit: list[Callable[[], None]] = []
+
+    def transaction(
+        self, *, isolation: Any = None, readonly: bool = False, deferrable: bool = False
+    ) -> _Transaction:
+        self._check_open()  # type: ignore[attr-defined]
+        return _Transaction(self, isolation, readonly, deferrable)
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        if self.is_in_transaction():
+            self._after_commit.append(callback)
+        else:
+            callback()
+
+    def _committed(self, ok: bool) -> None:
+        callbacks, self._after_commit = self._after_commit, []
+        if not ok:
+            return
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # one failing callback must not skip the others
+                log.exception("after-commit callback failed")
+
+
+class _Transaction(asyncpg.transaction.Transaction):
+    """A transaction block that runs its connection's after-commit callbacks."""
+
+    __slots__ = ()
+
+    async def start(self) -> None:
+        conn = self._conn()
+        if isinstance(conn, Connection) and not conn.is_in_transaction():
+            conn._after_commit.clear()  # left by a transaction that was reset, not ended
+        await super().start()
+
+    async def __aexit__(self, extype: Any, ex: Any, tb: Any) -> None:
+        try:
+            await super().__aexit__(extype, ex, tb)
+        except BaseException:
+            self._ended(False)
+            raise
+        self._ended(extype is None)
+
+    async def commit(self) -> None:
+        try:
+            await super().commit()
+        except BaseException:
+            self._ended(False)
+            raise
+        self._ended(True)
+
+    async def rollback(self) -> None:
+        try:
+            await super().rollback()
+        finally:
+            self._ended(False)
+
+    def _ended(self, ok: bool) -> None:
+        conn = self._conn()
+        if isinstance(conn, Connection) and not self._nested:  # type: ignore[attr-defined]
+            conn._committed(ok)
+
+    def _conn(self) -> object:
+        return self._connection  # type: ignore[attr-defined]
 
 
 async def _reset_if_dirty(conn: asyncpg.Connection[Any]) -> None:

@@ -10,6 +10,7 @@ same port in memory, held to the same contract tests (tests/integration/store_co
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Mapping, Sequence
@@ -153,7 +154,13 @@ _DECODE_OBJECT = msgspec.json.Decoder(dict[str, Any]).decode
 # faster than having PostgreSQL build one JSON array (json_agg) and decoding that once
 # (bench/RESULTS.md: 10,000 events in ~58 ms against ~100 ms).
 _COLUMNS = "stream, version, position, type, data::text, meta::text, prev_hash, hash"
-_SQL_APPEND = "SELECT new_version, positions FROM fracas_append($1, $2, $3, $4::jsonb)"
+# The typed fracas_append (schema.sql): arrays instead of one JSON batch to unpack.
+# recorded_at goes as the very text that was hashed; PostgreSQL parses it.
+_SQL_APPEND = """SELECT new_version, positions FROM fracas_append(
+  $1, $2, $3, $4::text[], $5::jsonb[], $6::jsonb, $7::text::timestamptz, $8::text[], $9)"""
+# One statement for every stream that moved since the last one: a transaction of its
+# own, which writes no WAL, so its commit waits for no flush (server/store.Notifier).
+_SQL_NOTIFY = "SELECT pg_notify('fracas_events', p) FROM unnest($1::text[]) AS p"
 _SQL_HEAD = "SELECT version, hash FROM events WHERE stream = $1 ORDER BY version DESC LIMIT 1"
 # One index probe per stream, in one round trip: the live hub's once-a-second safety net.
 _SQL_VERSIONS = """
@@ -205,6 +212,7 @@ class PostgresEventStore:
         self._pool = pool
         self._notify_dsn = notify_dsn
         self._heads: dict[str, tuple[int, str]] = {}
+        self._notifier = Notifier(pool)
 
     async def append(
         self,
@@ -241,10 +249,27 @@ class PostgresEventStore:
         )
         full_meta, previous = rows[0]["meta"], rows[-1]["hash"]
 
-        payload = _ENCODER.encode(rows).decode()
+        encode = _ENCODER.encode
         runner = self._pool if conn is None else conn
+        # NOTIFY after commit, not in the transaction (schema.sql, the typed fracas_append):
+        # at once for an autocommitted append, after the caller's commit for one inside a
+        # transaction on a server.db.Connection; a connection that cannot say when it
+        # commits (a plain asyncpg one) keeps the NOTIFY inside the transaction.
+        in_transaction = conn is not None and conn.is_in_transaction()
+        after_commit = getattr(conn, "after_commit", None) if in_transaction else None
         try:
-            row = await runner.fetchrow(_SQL_APPEND, stream, expected_version, prev_hash, payload)
+            row = await runner.fetchrow(
+                _SQL_APPEND,
+                stream,
+                expected_version,
+                prev_hash,
+                [r["type"] for r in rows],
+                [encode(r["data"]).decode() for r in rows],
+                encode(full_meta).decode(),
+                full_meta["recorded_at"],
+                [r["hash"] for r in rows],
+                in_transaction and after_commit is None,
+            )
         except asyncpg.SerializationError as e:  # fracas_conflict, raised by fracas_append
             self._heads.pop(stream, None)
             actual = int(e.detail) if e.detail and e.detail.isdigit() else None
@@ -255,10 +280,14 @@ class PostgresEventStore:
         except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError) as e:
             raise ValueError(f"the store refused the events of {stream!r}: {e}") from e
         assert row is not None
-        if conn is None or not conn.is_in_transaction():
-            self._remember(stream, row["new_version"], previous)
+        new_version = row["new_version"]
+        if not in_transaction:
+            self._remember(stream, new_version, previous)
+            self._notifier.add(stream, new_version)
         else:  # may still roll back: do not cache a head that might never exist
             self._heads.pop(stream, None)
+            if after_commit is not None:
+                after_commit(lambda: self._notifier.add(stream, new_version))
         return [
             Recorded(
                 stream=stream,
@@ -359,6 +388,40 @@ class PostgresEventStore:
         if len(self._heads) >= _HEAD_CACHE_SIZE:
             del self._heads[next(iter(self._heads))]  # oldest entry
         self._heads[stream] = (version, digest)
+
+
+class Notifier:
+    """Sends the NOTIFYs of committed appends, after their commit, one statement at a time.
+
+    `add` never waits: the command that appended is answered without this round trip.
+    Streams that move while a statement is under way go together in the next one (one
+    payload per stream, its latest version). A notification that is never sent (the
+    statement fails, the process dies right after a commit) loses nothing: readers
+    re-read from their checkpoints at every tick (server/subscription.py).
+    """
+
+    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+        self._pool = pool
+        self._pending: dict[str, int] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.sent = 0  # statements sent (for tests and diagnostics)
+
+    def add(self, stream: str, version: int) -> None:
+        if self._pending.get(stream, 0) < version:
+            self._pending[stream] = version
+        task = self._task
+        loop = asyncio.get_running_loop()
+        if task is None or task.done() or task.get_loop() is not loop:
+            self._task = loop.create_task(self._run())
+
+    async def _run(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, {}
+            try:
+                await self._pool.execute(_SQL_NOTIFY, [f"{s}:{v}" for s, v in batch.items()])
+                self.sent += 1
+            except Exception as e:  # the next tick covers them
+                log.warning("notifier: %d notifications not sent (%s)", len(batch), e)
 
 
 async def tail(

@@ -137,6 +137,82 @@ async def test_a_refused_append_leaves_no_row_behind(store: PostgresEventStore, 
     assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 1
 
 
+TYPED = """SELECT * FROM fracas_append($1, $2, $3, $4::text[], $5::jsonb[], $6::jsonb,
+                                      $7::text::timestamptz, $8::text[], $9)"""
+RECORDED_AT = "2026-11-29T11:00:00.000000Z"
+
+
+def typed_args(stream: str, count: int, expected: int = 0, prev: str = GENESIS) -> list[Any]:
+    """The typed fracas_append's arguments for `count` events after `expected`, by hand."""
+    meta = {**META, "recorded_at": RECORDED_AT}
+    hashes, previous = [], prev
+    for version in range(expected + 1, expected + count + 1):
+        envelope = {"stream": stream, "version": version, "type": "tested", "data": {}}
+        previous = link(previous, {**envelope, "meta": meta})
+        hashes.append(previous)
+    encoded = msgspec.json.encode(meta).decode()
+    return [stream, expected, prev, ["tested"] * count, ["{}"] * count, encoded, RECORDED_AT,
+            hashes, False]  # fmt: skip
+
+
+async def test_the_typed_fracas_append_chains_a_batch_by_itself(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    """It takes no prev_hash per event: it writes the stored head's, then each previous one."""
+    stream = new_stream()
+    row = await pool.fetchrow(TYPED, *typed_args(stream, 3))
+    assert row is not None and row["new_version"] == 3
+    events = await store.read_stream(stream)
+    assert first_break(envelopes(events)) is None
+    assert [e.prev_hash for e in events] == [GENESIS, events[0].hash, events[1].hash]
+    assert events[0].meta["recorded_at"] == RECORDED_AT
+
+
+async def test_the_typed_fracas_append_refuses_a_stale_version_or_head_and_ragged_arrays(
+    pool: Pool,
+) -> None:
+    stream = new_stream()
+    await pool.fetchrow(TYPED, *typed_args(stream, 1))
+    head = await pool.fetchval("SELECT hash FROM events WHERE stream = $1", stream)
+
+    with pytest.raises(asyncpg.SerializationError, match="at version 1, not 0"):
+        await pool.fetchrow(TYPED, *typed_args(stream, 1))
+    with pytest.raises(asyncpg.SerializationError, match="another hash"):
+        await pool.fetchrow(TYPED, *typed_args(stream, 1, expected=1, prev="f" * 64))
+    ragged = typed_args(stream, 2, expected=1, prev=head)
+    ragged[7] = ragged[7][:1]  # two events, one hash
+    with pytest.raises(asyncpg.InvalidParameterValueError, match="2 types, 2 data, 1 hashes"):
+        await pool.fetchrow(TYPED, *ragged)
+    assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 1
+
+
+async def next_wake(wakes: Any, streams: set[str]) -> tuple[str, int]:
+    async for wake in wakes:
+        if wake.stream in streams:
+            return wake.stream, int(wake.version)
+    raise AssertionError("subscription ended")
+
+
+async def test_an_append_in_a_transaction_notifies_once_committed_and_never_if_rolled_back(
+    store: PostgresEventStore, pool: Pool
+) -> None:
+    """The server notifies after commit (server.db.Connection runs its after-commit callbacks)."""
+    kept, dropped, later = new_stream(), new_stream(), new_stream()
+    ours = {kept, dropped, later}
+    async with store.subscribe(tick=0.2) as wakes:
+        async with pool.acquire() as conn:
+            with contextlib.suppress(RuntimeError):
+                async with conn.transaction():
+                    await store.append(dropped, 0, [hit(1)], META, conn=conn)
+                    raise RuntimeError("the command failed after its append")
+            async with conn.transaction():
+                await store.append(kept, 0, [hit(1), hit(2)], META, conn=conn)
+        assert await asyncio.wait_for(next_wake(wakes, ours), 10) == (kept, 2)
+        await store.append(later, 0, [hit(1)], META)  # autocommit: notified at once
+        assert await asyncio.wait_for(next_wake(wakes, ours), 10) == (later, 1)
+    assert await store.versions([dropped]) == {dropped: 0}
+
+
 # --- reading everything, in order ----------------------------------------------
 
 
