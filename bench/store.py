@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime
 import os
 import statistics
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -191,39 +192,67 @@ def eventsourcing_replay(recorder: Any, reps: int) -> float:
 
 # --- concurrent writers: the ordering choice -------------------------------------------
 
-GLOBAL_LOCK_FUNCTION = """
-CREATE OR REPLACE FUNCTION bench_append_locked(
-  p_stream text, p_expected bigint, p_prev_hash text, p_events jsonb,
-  OUT new_version bigint, OUT positions bigint[])
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM pg_advisory_xact_lock(42);  -- held to commit: every append in turn
-  SELECT f.new_version, f.positions INTO new_version, positions
-    FROM fracas_append(p_stream, p_expected, p_prev_hash, p_events) f;
-END;
-$$;
-"""
+TYPED_START = "CREATE OR REPLACE FUNCTION fracas_append(\n  p_stream      text,"
+NOTIFY_INSIDE = "  IF p_notify THEN\n"
 
 
-def silent_function() -> str:
-    """fracas_append without its NOTIFY, to see what NOTIFY costs concurrent writers."""
-    schema = (ROOT / "schema.sql").read_text()
-    start = schema.index("CREATE OR REPLACE FUNCTION fracas_append(")
-    text = schema[start : schema.index("$$;", start) + 3]
-    notify = "v_done := pg_notify('fracas_events', p_stream || ':' || new_version);"
-    assert notify in text
-    return text.replace(notify, "").replace("fracas_append(", "bench_append_silent(", 1)
+def typed_function(schema: str | None = None) -> str:
+    """The typed fracas_append's CREATE statement, the one the server calls."""
+    text = (ROOT / "schema.sql").read_text() if schema is None else schema
+    start = text.index(TYPED_START)
+    return text[start : text.index("$$;", start) + 3]
 
 
-async def concurrent_writers(
-    store: PostgresEventStore, writers: int, each: int, function: str
-) -> float:
-    """Events/s with `writers` tasks appending to their own streams at once."""
+def renamed(body: str, name: str) -> str:
+    return body.replace("FUNCTION fracas_append(", f"FUNCTION {name}(", 1)
+
+
+def ordering_functions() -> list[str]:
+    """Variants of the typed fracas_append, for concurrent writers (measurement only)."""
+    text = typed_function()
+    assert NOTIFY_INSIDE in text and "\nBEGIN\n" in text
+    return [
+        # every append in turn, held to commit: the ordering fracas_append avoids
+        renamed(text.replace("\nBEGIN\n", "\nBEGIN\n  PERFORM pg_advisory_xact_lock(42);\n", 1),
+                "bench_append_locked"),
+        # the NOTIFY inside the append's transaction, as before the notifier
+        renamed(text.replace(NOTIFY_INSIDE, "  IF true THEN\n"), "bench_append_notify_inside"),
+        # no NOTIFY at all
+        renamed(text.replace(NOTIFY_INSIDE, "  IF false THEN\n"), "bench_append_silent"),
+    ]  # fmt: skip
+
+
+# The 8-writer variants: (label, function, whether the store's notifier sends after commit)
+ORDERINGS = (
+    ("xmin horizon + critical section, NOTIFY after commit (Fracas)", "fracas_append", True),
+    ("the same, NOTIFY inside the transaction (as before)", "bench_append_notify_inside", False),
+    ("global lock held to commit, NOTIFY after commit", "bench_append_locked", True),
+    ("Fracas without any NOTIFY", "bench_append_silent", False),
+)
+
+
+@contextlib.contextmanager
+def calling(store: PostgresEventStore, function: str, notify_after: bool = True) -> Iterator[None]:
+    """store.append calls `function` instead of fracas_append, its notifier on or off."""
     from server import store as store_module
 
     original = store_module._SQL_APPEND
     store_module._SQL_APPEND = original.replace("fracas_append", function)
+    if not notify_after:
+        store._notifier.add = lambda stream, version: None  # type: ignore[method-assign]
     try:
+        yield
+    finally:
+        store_module._SQL_APPEND = original
+        if not notify_after:
+            del store._notifier.add
+
+
+async def concurrent_writers(
+    store: PostgresEventStore, writers: int, each: int, function: str, notify_after: bool = True
+) -> float:
+    """Events/s with `writers` tasks appending to their own streams at once."""
+    with calling(store, function, notify_after):
 
         async def writer() -> None:
             stream = f"encounter-{uuid.uuid4()}"
@@ -232,9 +261,9 @@ async def concurrent_writers(
 
         started = time.perf_counter()
         await asyncio.gather(*(writer() for _ in range(writers)))
-        return writers * each / (time.perf_counter() - started)
-    finally:
-        store_module._SQL_APPEND = original
+        rate = writers * each / (time.perf_counter() - started)
+        await asyncio.sleep(0.05)  # let the last NOTIFY go before the next variant
+        return rate
 
 
 # --- where fracas_append spends its time (--parts) ---------------------------------------
@@ -244,13 +273,7 @@ HEAD_READ = """  SELECT e.version, e.hash INTO v_version, v_hash
    WHERE e.stream = p_stream
    ORDER BY e.version DESC
    LIMIT 1;"""
-CHAIN_CHECK = "  IF p_events -> 0 ->> 'prev_hash' IS DISTINCT FROM p_prev_hash THEN\n"
-NOTIFY = "v_done := pg_notify('fracas_events', p_stream || ':' || new_version);"
-
-
-def function_text(schema: str, name: str = "fracas_append") -> str:
-    start = schema.index(f"CREATE OR REPLACE FUNCTION {name}(")
-    return schema[start : schema.index("$$;", start) + 3]
+LENGTH_CHECK = """  IF cardinality(p_data) IS DISTINCT FROM v_count\n"""
 
 
 def critical_section(text: str) -> str:
@@ -259,9 +282,9 @@ def critical_section(text: str) -> str:
 
 
 def variants() -> dict[str, str]:
-    """fracas_append with one part taken out each (not for use: measurement only)."""
-    text = function_text((ROOT / "schema.sql").read_text())
-    for part in (HEAD_READ, CHAIN_CHECK, NOTIFY):
+    """The typed fracas_append with one part taken out each (not for use: measurement only)."""
+    text = typed_function()
+    for part in (HEAD_READ, LENGTH_CHECK):
         assert part in text, part
     section = critical_section(text)
     plain_positions = """  v_mark := pg_current_xact_id()::text::bigint;
@@ -277,34 +300,28 @@ def variants() -> dict[str, str]:
         "no_head_read": text.replace(
             HEAD_READ, "  v_version := p_expected; v_hash := p_prev_hash;"
         ),
-        "no_chain_check": text.replace(CHAIN_CHECK, "  IF false THEN\n"),
+        "no_length_check": text.replace(LENGTH_CHECK, "  IF false\n"),
         "no_critical_section": text.replace(section, plain_positions),
         "no_exception_block": text.replace(section, no_subxact),
-        "no_notify": text.replace(NOTIFY, ""),
+        "notify_inside": text.replace(NOTIFY_INSIDE, "  IF true THEN\n"),
     }
-    return {
-        name: body.replace("FUNCTION fracas_append(", f"FUNCTION bench_{name}(", 1)
-        for name, body in out.items()
-    }
+    return {name: renamed(body, f"bench_{name}") for name, body in out.items()}
 
 
-def with_function(store: PostgresEventStore, function: str) -> One:
+def with_function(store: PostgresEventStore, function: str, notify_after: bool = True) -> One:
     """Sequential appends through store.append, calling `function` instead."""
-    from server import store as store_module
-
     stream = f"encounter-{uuid.uuid4()}"
     event = [NewEvent("bench_hit", DATA)]
-    sql = store_module._SQL_APPEND.replace("fracas_append", function)
 
     async def one(i: int) -> None:
-        original = store_module._SQL_APPEND
-        store_module._SQL_APPEND = sql
-        try:
+        with calling(store, function, notify_after):
             await store.append(stream, i, event, META)
-        finally:
-            store_module._SQL_APPEND = original
 
     return one
+
+
+def notifies_after(name: str) -> bool:
+    return name != "bench_notify_inside"
 
 
 async def parts(args: argparse.Namespace) -> None:
@@ -334,7 +351,10 @@ async def parts(args: argparse.Namespace) -> None:
         store = PostgresEventStore(pool)
         names = ["fracas_append", *(f"bench_{n}" for n in found)]
         appenders: list[Callable[[], One]] = [lambda: raw_inserts(pool)]
-        appenders += [lambda n=n: with_function(store, n) for n in names]  # type: ignore[misc]
+        appenders += [
+            lambda n=n: with_function(store, n, notifies_after(n))  # type: ignore[misc]
+            for n in names
+        ]
         await interleaved(appenders, 100)
         runs = [await interleaved(appenders, args.appends) for _ in range(args.reps)]
         med = [median_run([r[k] for r in runs]) for k in range(len(appenders))]
@@ -342,7 +362,9 @@ async def parts(args: argparse.Namespace) -> None:
         concurrent: dict[str, list[float]] = {n: [] for n in names}
         for _ in range(args.reps):
             for n in names:
-                concurrent[n].append(await concurrent_writers(store, writers, each, n))
+                concurrent[n].append(
+                    await concurrent_writers(store, writers, each, n, notifies_after(n))
+                )
     finally:
         await pool.close()
     load = os.getloadavg()
@@ -385,7 +407,9 @@ async def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--parts", action="store_true", help="time fracas_append's parts")
     parser.add_argument("--no-sync", action="store_true", help="--parts: synchronous_commit off")
+    parser.add_argument("--scratch", default=SCRATCH, help="the scratch database (dropped)")
     args = parser.parse_args()
+    globals()["SCRATCH"] = args.scratch
     if args.parts:
         await parts(args)
         return
@@ -404,8 +428,8 @@ async def main() -> None:
     pool = await create_pool(url, min_size=2, max_size=10)
     await apply_schema(pool)
     await pool.execute("CREATE TABLE raw_events (LIKE events INCLUDING ALL)")
-    await pool.execute(GLOBAL_LOCK_FUNCTION)
-    await pool.execute(silent_function())
+    for body in ordering_functions():
+        await pool.execute(body)
     store = PostgresEventStore(pool)
     recorder = eventsourcing_recorder(url)
 
@@ -426,11 +450,12 @@ async def main() -> None:
 
     writers, each = 8, max(50, args.appends // 4)
     await concurrent_writers(store, writers, 20, "fracas_append")  # warm up
-    functions = ("fracas_append", "bench_append_locked", "bench_append_silent")
-    concurrent: dict[str, list[float]] = {f: [] for f in functions}
+    concurrent: dict[str, list[float]] = {f: [] for _, f, _ in ORDERINGS}
     for _ in range(args.reps):
-        for function in functions:
-            concurrent[function].append(await concurrent_writers(store, writers, each, function))
+        for _, function, after in ORDERINGS:
+            concurrent[function].append(
+                await concurrent_writers(store, writers, each, function, after)
+            )
     await pool.close()
     recorder.datastore.close()
 
@@ -460,11 +485,7 @@ async def main() -> None:
     print(f"\n{writers} concurrent writers on their own streams, {each} appends each:\n")
     print("| ordering | events/s |")
     print("| --- | ---: |")
-    for function, label in (
-        ("fracas_append", "xmin horizon + critical section (Fracas)"),
-        ("bench_append_locked", "global lock held to commit"),
-        ("bench_append_silent", "Fracas without its NOTIFY"),
-    ):
+    for label, function, _ in ORDERINGS:
         print(f"| {label} | {statistics.median(concurrent[function]):,.0f} |")
 
 
