@@ -7,7 +7,8 @@ Side by side on one PostgreSQL, in a scratch database `fracas_bench` (dropped an
 again): (a) raw asyncpg, one INSERT per transaction; (b) Fracas `append`, same load;
 (c) the `eventsourcing` library's PostgreSQL application recorder (psycopg), one event
 per `insert_events`. Then the replay of a 10,000-event stream for (b) and (c), and
-concurrent writers on different streams: Fracas as is vs. a global lock held to commit.
+concurrent writers on different streams: NOTIFY after commit (Fracas), inside the
+transaction (as before), and none. `--parts`: the trigger with one part taken out each.
 Medians of `--reps` repetitions. Needs the `bench` extra (eventsourcing[postgres]).
 """
 
@@ -192,67 +193,128 @@ def eventsourcing_replay(recorder: Any, reps: int) -> float:
 
 # --- concurrent writers: the ordering choice -------------------------------------------
 
-TYPED_START = "CREATE OR REPLACE FUNCTION fracas_append(\n  p_stream      text,"
-NOTIFY_INSIDE = "  IF p_notify THEN\n"
+TRIGGER_START = "CREATE OR REPLACE FUNCTION fracas_events_before_insert()"
+HEAD_READ = """  SELECT e.version, e.hash INTO v_version, v_hash
+    FROM events e
+   WHERE e.stream = NEW.stream
+   ORDER BY e.version DESC
+   LIMIT 1;"""
 
 
-def typed_function(schema: str | None = None) -> str:
-    """The typed fracas_append's CREATE statement, the one the server calls."""
-    text = (ROOT / "schema.sql").read_text() if schema is None else schema
-    start = text.index(TYPED_START)
+def trigger_function() -> str:
+    """The CREATE statement of the trigger function that checks and orders every insert."""
+    text = (ROOT / "schema.sql").read_text()
+    start = text.index(TRIGGER_START)
     return text[start : text.index("$$;", start) + 3]
 
 
-def renamed(body: str, name: str) -> str:
-    return body.replace("FUNCTION fracas_append(", f"FUNCTION {name}(", 1)
+def critical_section(text: str) -> str:
+    start = text.index("  v_done := pg_advisory_lock(")
+    return text[start : text.index("  END;\n", start) + len("  END;\n")]
 
 
-def ordering_functions() -> list[str]:
-    """Variants of the typed fracas_append, for concurrent writers (measurement only)."""
-    text = typed_function()
-    assert NOTIFY_INSIDE in text and "\nBEGIN\n" in text
-    return [
-        # every append in turn, held to commit: the ordering fracas_append avoids
-        renamed(text.replace("\nBEGIN\n", "\nBEGIN\n  PERFORM pg_advisory_xact_lock(42);\n", 1),
-                "bench_append_locked"),
-        # the NOTIFY inside the append's transaction, as before the notifier
-        renamed(text.replace(NOTIFY_INSIDE, "  IF true THEN\n"), "bench_append_notify_inside"),
-        # no NOTIFY at all
-        renamed(text.replace(NOTIFY_INSIDE, "  IF false THEN\n"), "bench_append_silent"),
-    ]  # fmt: skip
+class Variant(msgspec.Struct, frozen=True):
+    """The store's append against a copy of `events` whose trigger lacks one part."""
+
+    name: str
+    table: str  # "events" itself, or a copy made by `install`
+    trigger: str | None  # the trigger function's CREATE statement, None for no trigger
+    # "fracas": as the store does (in the statement when alone, else after commit);
+    # "after": always after commit (the notifier); "inside": always in the statement; "none"
+    notify: str
 
 
-# The 8-writer variants: (label, function, whether the store's notifier sends after commit)
-ORDERINGS = (
-    ("xmin horizon + critical section, NOTIFY after commit (Fracas)", "fracas_append", True),
-    ("the same, NOTIFY inside the transaction (as before)", "bench_append_notify_inside", False),
-    ("global lock held to commit, NOTIFY after commit", "bench_append_locked", True),
-    ("Fracas without any NOTIFY", "bench_append_silent", False),
+def variants() -> list[Variant]:
+    """The trigger with one part taken out each (not for use: measurement only)."""
+    text = trigger_function()
+    assert HEAD_READ in text, HEAD_READ
+    section = critical_section(text)
+    plain = (
+        "  v_mark := pg_current_xact_id()::text::bigint;\n"
+        "    NEW.position := nextval('events_position_seq');\n"
+    )
+    no_subxact = section.replace("  BEGIN\n", "", 1)
+    no_subxact = no_subxact[: no_subxact.index("  EXCEPTION WHEN")]
+    bodies = {
+        "full": text,
+        "no_head_read": text.replace(
+            HEAD_READ, "  v_version := NEW.version - 1;\n  v_hash := NEW.prev_hash;"
+        ),
+        "no_critical_section": text.replace(section, plain),
+        "no_exception_block": text.replace(section, no_subxact),
+    }
+    out = [Variant("Fracas as it is", "events", None, "fracas")]
+    out += [Variant(n, f"bench_{n}", b, "fracas") for n, b in bodies.items()]
+    out += [
+        Variant("no_trigger (the INSERT alone)", "bench_no_trigger", None, "fracas"),
+        Variant("NOTIFY always after commit", "events", None, "after"),
+        Variant("NOTIFY always in the transaction", "events", None, "inside"),
+        Variant("no NOTIFY at all", "events", None, "none"),
+    ]
+    return out  # fmt: skip
+
+
+async def install(pool: asyncpg.Pool[Any], v: Variant) -> None:
+    if v.table == "events":
+        return
+    await pool.execute(f"CREATE TABLE {v.table} (LIKE events INCLUDING ALL)")
+    if v.trigger is not None:
+        fn = f"bench_check_{v.table}"
+        body = v.trigger.replace("fracas_events_before_insert()", f"{fn}()", 1)
+        await pool.execute(body.replace("FROM events e", f"FROM {v.table} e"))
+        await pool.execute(
+            f"CREATE TRIGGER checks BEFORE INSERT ON {v.table}"
+            f" FOR EACH ROW EXECUTE FUNCTION {fn}()"
+        )
+
+
+# The 8-writer variants, for `main`: events itself, the NOTIFY moved or gone.
+ORDERINGS = [v for v in variants() if v.table == "events"]
+
+
+SQL_NAMES = (
+    "_SQL_APPEND_ONE",
+    "_SQL_APPEND_MANY",
+    "_SQL_APPEND_ONE_NOTIFY",
+    "_SQL_APPEND_MANY_NOTIFY",
 )
 
 
 @contextlib.contextmanager
-def calling(store: PostgresEventStore, function: str, notify_after: bool = True) -> Iterator[None]:
-    """store.append calls `function` instead of fracas_append, its notifier on or off."""
+def calling(store: PostgresEventStore, v: Variant) -> Iterator[None]:
+    """store.append into `v.table`, with `v`'s NOTIFY."""
     from server import store as store_module
 
-    original = store_module._SQL_APPEND
-    store_module._SQL_APPEND = original.replace("fracas_append", function)
-    if not notify_after:
+    saved = {name: getattr(store_module, name) for name in SQL_NAMES}
+    for name, sql in saved.items():
+        sql = sql.replace("INTO events", f"INTO {v.table}", 1)
+        if v.trigger is None and v.table != "events":  # no trigger to replace the placeholder
+            sql = sql.replace("(position, ", "(").replace("OVERRIDING SYSTEM VALUE\n", "")
+            sql = sql.replace("VALUES (0, ", "VALUES (").replace("SELECT 0, ", "SELECT ")
+        setattr(store_module, name, sql)
+    if v.notify == "inside":  # always in the append's statement, so in its transaction
+        store_module._SQL_APPEND_ONE = store_module._SQL_APPEND_ONE_NOTIFY.replace(
+            "$9", "$1 || ':' || $2::text"
+        )
+    if v.notify != "fracas":
+        store.notify_inline = False
+    if v.notify in ("inside", "none"):
         store._notifier.add = lambda stream, version: None  # type: ignore[method-assign]
     try:
         yield
     finally:
-        store_module._SQL_APPEND = original
-        if not notify_after:
+        for name, sql in saved.items():
+            setattr(store_module, name, sql)
+        store.notify_inline = True
+        if v.notify in ("inside", "none"):
             del store._notifier.add
 
 
 async def concurrent_writers(
-    store: PostgresEventStore, writers: int, each: int, function: str, notify_after: bool = True
+    store: PostgresEventStore, writers: int, each: int, v: Variant
 ) -> float:
     """Events/s with `writers` tasks appending to their own streams at once."""
-    with calling(store, function, notify_after):
+    with calling(store, v):
 
         async def writer() -> None:
             stream = f"encounter-{uuid.uuid4()}"
@@ -266,66 +328,20 @@ async def concurrent_writers(
         return rate
 
 
-# --- where fracas_append spends its time (--parts) ---------------------------------------
-
-HEAD_READ = """  SELECT e.version, e.hash INTO v_version, v_hash
-    FROM events e
-   WHERE e.stream = p_stream
-   ORDER BY e.version DESC
-   LIMIT 1;"""
-LENGTH_CHECK = """  IF cardinality(p_data) IS DISTINCT FROM v_count\n"""
-
-
-def critical_section(text: str) -> str:
-    start = text.index("  v_done := pg_advisory_lock(")
-    return text[start : text.index("  END;\n", start) + len("  END;\n")]
-
-
-def variants() -> dict[str, str]:
-    """The typed fracas_append with one part taken out each (not for use: measurement only)."""
-    text = typed_function()
-    for part in (HEAD_READ, LENGTH_CHECK):
-        assert part in text, part
-    section = critical_section(text)
-    plain_positions = """  v_mark := pg_current_xact_id()::text::bigint;
-    IF v_count = 1 THEN
-      positions := ARRAY[nextval('events_position_seq')];
-    ELSE
-      positions := ARRAY(SELECT nextval('events_position_seq') FROM generate_series(1, v_count));
-    END IF;
-"""
-    no_subxact = section.replace("  BEGIN\n", "", 1)
-    no_subxact = no_subxact[: no_subxact.index("  EXCEPTION WHEN")] + ""
-    out = {
-        "no_head_read": text.replace(
-            HEAD_READ, "  v_version := p_expected; v_hash := p_prev_hash;"
-        ),
-        "no_length_check": text.replace(LENGTH_CHECK, "  IF false\n"),
-        "no_critical_section": text.replace(section, plain_positions),
-        "no_exception_block": text.replace(section, no_subxact),
-        "notify_inside": text.replace(NOTIFY_INSIDE, "  IF true THEN\n"),
-    }
-    return {name: renamed(body, f"bench_{name}") for name, body in out.items()}
-
-
-def with_function(store: PostgresEventStore, function: str, notify_after: bool = True) -> One:
-    """Sequential appends through store.append, calling `function` instead."""
+def with_variant(store: PostgresEventStore, v: Variant) -> One:
+    """Sequential appends through store.append, into `v.table`."""
     stream = f"encounter-{uuid.uuid4()}"
     event = [NewEvent("bench_hit", DATA)]
 
     async def one(i: int) -> None:
-        with calling(store, function, notify_after):
+        with calling(store, v):
             await store.append(stream, i, event, META)
 
     return one
 
 
-def notifies_after(name: str) -> bool:
-    return name != "bench_notify_inside"
-
-
 async def parts(args: argparse.Namespace) -> None:
-    """p50 of each variant beside the full function and raw INSERT, same run."""
+    """p50 of each variant beside Fracas as it is and raw INSERT, same run."""
     admin = await asyncpg.connect(args.url)
     await admin.execute(f"DROP DATABASE IF EXISTS {SCRATCH} WITH (FORCE)")
     await admin.execute(f"CREATE DATABASE {SCRATCH}")
@@ -346,25 +362,19 @@ async def parts(args: argparse.Namespace) -> None:
         await apply_schema(pool)
         await pool.execute("CREATE TABLE raw_events (LIKE events INCLUDING ALL)")
         found = variants()
-        for body in found.values():
-            await pool.execute(body)
+        for v in found:
+            await install(pool, v)
         store = PostgresEventStore(pool)
-        names = ["fracas_append", *(f"bench_{n}" for n in found)]
         appenders: list[Callable[[], One]] = [lambda: raw_inserts(pool)]
-        appenders += [
-            lambda n=n: with_function(store, n, notifies_after(n))  # type: ignore[misc]
-            for n in names
-        ]
+        appenders += [lambda v=v: with_variant(store, v) for v in found]  # type: ignore[misc]
         await interleaved(appenders, 100)
         runs = [await interleaved(appenders, args.appends) for _ in range(args.reps)]
         med = [median_run([r[k] for r in runs]) for k in range(len(appenders))]
         writers, each = 8, max(50, args.appends // 4)
-        concurrent: dict[str, list[float]] = {n: [] for n in names}
+        concurrent: dict[str, list[float]] = {v.name: [] for v in found}
         for _ in range(args.reps):
-            for n in names:
-                concurrent[n].append(
-                    await concurrent_writers(store, writers, each, n, notifies_after(n))
-                )
+            for v in found:
+                concurrent[v.name].append(await concurrent_writers(store, writers, each, v))
     finally:
         await pool.close()
     load = os.getloadavg()
@@ -377,10 +387,10 @@ async def parts(args: argparse.Namespace) -> None:
     print("| --- | ---: | ---: | ---: | ---: |")
     raw, full = med[0], med[1]
     print(f"| raw asyncpg INSERT | {ms(raw.p50)} | 1.00x | | |")
-    for n, run in zip(names, med[1:], strict=True):
-        rate = statistics.median(concurrent[n])
+    for v, run in zip(found, med[1:], strict=True):
+        rate = statistics.median(concurrent[v.name])
         print(
-            f"| {n} | {ms(run.p50)} | {run.p50 / raw.p50:.2f}x | {run.p50 / full.p50:.2f}x "
+            f"| {v.name} | {ms(run.p50)} | {run.p50 / raw.p50:.2f}x | {run.p50 / full.p50:.2f}x "
             f"| {rate:,.0f} |"
         )
 
@@ -428,8 +438,6 @@ async def main() -> None:
     pool = await create_pool(url, min_size=2, max_size=10)
     await apply_schema(pool)
     await pool.execute("CREATE TABLE raw_events (LIKE events INCLUDING ALL)")
-    for body in ordering_functions():
-        await pool.execute(body)
     store = PostgresEventStore(pool)
     recorder = eventsourcing_recorder(url)
 
@@ -449,13 +457,11 @@ async def main() -> None:
     replay_c = eventsourcing_replay(recorder, args.reps)
 
     writers, each = 8, max(50, args.appends // 4)
-    await concurrent_writers(store, writers, 20, "fracas_append")  # warm up
-    concurrent: dict[str, list[float]] = {f: [] for _, f, _ in ORDERINGS}
+    await concurrent_writers(store, writers, 20, ORDERINGS[0])  # warm up
+    concurrent: dict[str, list[float]] = {v.name: [] for v in ORDERINGS}
     for _ in range(args.reps):
-        for _, function, after in ORDERINGS:
-            concurrent[function].append(
-                await concurrent_writers(store, writers, each, function, after)
-            )
+        for v in ORDERINGS:
+            concurrent[v.name].append(await concurrent_writers(store, writers, each, v))
     await pool.close()
     recorder.datastore.close()
 
@@ -483,10 +489,10 @@ async def main() -> None:
     print(f"| (b') same, PostgreSQL json_agg + one msgspec decode | {ms(replay_b_array)} |")
     print(f"| (c) eventsourcing `select_events` -> list[StoredEvent] | {ms(replay_c)} |")
     print(f"\n{writers} concurrent writers on their own streams, {each} appends each:\n")
-    print("| ordering | events/s |")
+    print("| NOTIFY | events/s |")
     print("| --- | ---: |")
-    for label, function, _ in ORDERINGS:
-        print(f"| {label} | {statistics.median(concurrent[function]):,.0f} |")
+    for v in ORDERINGS:
+        print(f"| {v.name} | {statistics.median(concurrent[v.name]):,.0f} |")
 
 
 if __name__ == "__main__":

@@ -70,17 +70,17 @@ async def create_pool(
 
 
 class Connection(asyncpg.Connection):
-    """asyncpg's connection, plus callbacks that run once its transaction has committed.
+    """asyncpg's connection, plus callbacks run once its transaction has ended.
 
-    The event store appends inside its caller's transaction and must say so (NOTIFY)
-    only after the commit: `after_commit(callback)` queues a plain function, run right
-    after the outermost `async with conn.transaction()` (or its `commit()`) succeeds,
-    dropped if it rolls back. Outside a transaction a callback runs at once.
+    The event store appends inside its caller's transaction and may say so (NOTIFY)
+    only after the commit: `on_end(callback)` queues a plain function, called with True
+    right after the outermost `async with conn.transaction()` (or its `commit()`)
+    succeeds, with False if it rolls back. Outside a transaction it is called at once.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._after_commit: list[Callable[[], None]] = []
+        self._on_end: list[Callable[[bool], None]] = []
 
     def transaction(
         self, *, isolation: Any = None, readonly: bool = False, deferrable: bool = False
@@ -88,32 +88,30 @@ class Connection(asyncpg.Connection):
         self._check_open()  # type: ignore[attr-defined]
         return _Transaction(self, isolation, readonly, deferrable)
 
-    def after_commit(self, callback: Callable[[], None]) -> None:
+    def on_end(self, callback: Callable[[bool], None]) -> None:
         if self.is_in_transaction():
-            self._after_commit.append(callback)
+            self._on_end.append(callback)
         else:
-            callback()
+            callback(True)
 
-    def _committed(self, ok: bool) -> None:
-        callbacks, self._after_commit = self._after_commit, []
-        if not ok:
-            return
+    def _ended(self, committed: bool) -> None:
+        callbacks, self._on_end = self._on_end, []
         for callback in callbacks:
             try:
-                callback()
+                callback(committed)
             except Exception:  # one failing callback must not skip the others
-                log.exception("after-commit callback failed")
+                log.exception("end-of-transaction callback failed")
 
 
 class _Transaction(asyncpg.transaction.Transaction):
-    """A transaction block that runs its connection's after-commit callbacks."""
+    """A transaction block that runs its connection's end-of-transaction callbacks."""
 
     __slots__ = ()
 
     async def start(self) -> None:
         conn = self._conn()
         if isinstance(conn, Connection) and not conn.is_in_transaction():
-            conn._after_commit.clear()  # left by a transaction that was reset, not ended
+            conn._ended(False)  # left by a transaction that was reset, not ended
         await super().start()
 
     async def __aexit__(self, extype: Any, ex: Any, tb: Any) -> None:
@@ -141,7 +139,7 @@ class _Transaction(asyncpg.transaction.Transaction):
     def _ended(self, ok: bool) -> None:
         conn = self._conn()
         if isinstance(conn, Connection) and not self._nested:  # type: ignore[attr-defined]
-            conn._committed(ok)
+            conn._ended(ok)
 
     def _conn(self) -> object:
         return self._connection  # type: ignore[attr-defined]

@@ -137,53 +137,59 @@ async def test_a_refused_append_leaves_no_row_behind(store: PostgresEventStore, 
     assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 1
 
 
-TYPED = """SELECT * FROM fracas_append($1, $2, $3, $4::text[], $5::jsonb[], $6::jsonb,
-                                      $7::text::timestamptz, $8::text[], $9)"""
-RECORDED_AT = "2026-11-29T11:00:00.000000Z"
+INSERT_ROW = """
+INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash, hash)
+OVERRIDING SYSTEM VALUE
+SELECT 424242, $1, r.version, 'tested', '{}', $2::jsonb, now(), r.prev, r.hash
+  FROM unnest($3::bigint[], $4::text[], $5::text[]) WITH ORDINALITY AS r(version, prev, hash, ord)
+ ORDER BY r.ord
+RETURNING position"""
 
 
-def typed_args(stream: str, count: int, expected: int = 0, prev: str = GENESIS) -> list[Any]:
-    """The typed fracas_append's arguments for `count` events after `expected`, by hand."""
-    meta = {**META, "recorded_at": RECORDED_AT}
-    hashes, previous = [], prev
-    for version in range(expected + 1, expected + count + 1):
+def chained(stream: str, versions: range, prev: str = GENESIS) -> tuple[list[str], list[str]]:
+    """(prev_hash, hash) lists of a run of `tested` events, built by hand."""
+    prevs, hashes = [], []
+    for version in versions:
         envelope = {"stream": stream, "version": version, "type": "tested", "data": {}}
-        previous = link(previous, {**envelope, "meta": meta})
-        hashes.append(previous)
-    encoded = msgspec.json.encode(meta).decode()
-    return [stream, expected, prev, ["tested"] * count, ["{}"] * count, encoded, RECORDED_AT,
-            hashes, False]  # fmt: skip
+        prevs.append(prev)
+        prev = link(prev, {**envelope, "meta": META})
+        hashes.append(prev)
+    return prevs, hashes
 
 
-async def test_the_typed_fracas_append_chains_a_batch_by_itself(
-    store: PostgresEventStore, pool: Pool
+async def insert_rows(
+    conn: Any, stream: str, versions: list[int], prevs: list[str], hashes: list[str]
+) -> list[int]:
+    meta = msgspec.json.encode(META).decode()
+    return [r[0] for r in await conn.fetch(INSERT_ROW, stream, meta, versions, prevs, hashes)]
+
+
+async def test_any_insert_is_checked_and_ordered_by_the_database_not_only_the_servers(
+    store: PostgresEventStore,
 ) -> None:
-    """It takes no prev_hash per event: it writes the stored head's, then each previous one."""
-    stream = new_stream()
-    row = await pool.fetchrow(TYPED, *typed_args(stream, 3))
-    assert row is not None and row["new_version"] == 3
-    events = await store.read_stream(stream)
-    assert first_break(envelopes(events)) is None
-    assert [e.prev_hash for e in events] == [GENESIS, events[0].hash, events[1].hash]
-    assert events[0].meta["recorded_at"] == RECORDED_AT
+    """The app role may INSERT into events; the trigger makes every INSERT an append."""
+    pool, stream = store._pool, new_stream()  # the server's own role, fracas_app
+    prevs, hashes = chained(stream, range(1, 4))
 
-
-async def test_the_typed_fracas_append_refuses_a_stale_version_or_head_and_ragged_arrays(
-    pool: Pool,
-) -> None:
-    stream = new_stream()
-    await pool.fetchrow(TYPED, *typed_args(stream, 1))
-    head = await pool.fetchval("SELECT hash FROM events WHERE stream = $1", stream)
-
+    [first] = await insert_rows(pool, stream, [1], prevs[:1], hashes[:1])
+    assert first != 424242  # the trigger gives the position, whatever the INSERT says
+    with pytest.raises(asyncpg.SerializationError, match="at version 1, not 2") as raised:
+        await insert_rows(pool, stream, [3], prevs[2:], hashes[2:])  # skips version 2
+    assert raised.value.detail == "1"
     with pytest.raises(asyncpg.SerializationError, match="at version 1, not 0"):
-        await pool.fetchrow(TYPED, *typed_args(stream, 1))
-    with pytest.raises(asyncpg.SerializationError, match="another hash"):
-        await pool.fetchrow(TYPED, *typed_args(stream, 1, expected=1, prev="f" * 64))
-    ragged = typed_args(stream, 2, expected=1, prev=head)
-    ragged[7] = ragged[7][:1]  # two events, one hash
-    with pytest.raises(asyncpg.InvalidParameterValueError, match="2 types, 2 data, 1 hashes"):
-        await pool.fetchrow(TYPED, *ragged)
-    assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 1
+        await insert_rows(pool, stream, [1], prevs[:1], hashes[:1])  # version 1 again
+    with pytest.raises(asyncpg.CheckViolationError, match="fracas_bad_chain"):
+        await insert_rows(pool, stream, [2], ["f" * 64], hashes[1:2])
+    # A batch is checked row by row, each against the row stored before it.
+    with pytest.raises(asyncpg.CheckViolationError, match="fracas_bad_chain"):
+        await insert_rows(pool, stream, [2, 3], [prevs[1], "e" * 64], hashes[1:])
+    assert await store.versions([stream]) == {stream: 1}
+
+    second, third = await insert_rows(pool, stream, [2, 3], prevs[1:], hashes[1:])
+    assert first < second < third
+    events = await store.read_stream(stream)
+    assert [e.version for e in events] == [1, 2, 3]
+    assert first_break(envelopes(events)) is None
 
 
 async def next_wake(wakes: Any, streams: set[str]) -> tuple[str, int]:
@@ -193,12 +199,15 @@ async def next_wake(wakes: Any, streams: set[str]) -> tuple[str, int]:
     raise AssertionError("subscription ended")
 
 
+@pytest.mark.parametrize("inline", [True, False], ids=["in-the-statement", "after-commit"])
 async def test_an_append_in_a_transaction_notifies_once_committed_and_never_if_rolled_back(
-    store: PostgresEventStore, pool: Pool
+    store: PostgresEventStore, pool: Pool, inline: bool
 ) -> None:
-    """The server notifies after commit (server.db.Connection runs its after-commit callbacks)."""
+    """Either way the store notifies (in the append's statement when it is alone, after
+    commit when others are under way: server.db.Connection says when a transaction ends)."""
     kept, dropped, later = new_stream(), new_stream(), new_stream()
     ours = {kept, dropped, later}
+    store.notify_inline = inline
     async with store.subscribe(tick=0.2) as wakes:
         async with pool.acquire() as conn:
             with contextlib.suppress(RuntimeError):
@@ -211,6 +220,17 @@ async def test_an_append_in_a_transaction_notifies_once_committed_and_never_if_r
         await store.append(later, 0, [hit(1)], META)  # autocommit: notified at once
         assert await asyncio.wait_for(next_wake(wakes, ours), 10) == (later, 1)
     assert await store.versions([dropped]) == {dropped: 0}
+
+
+async def test_appends_under_way_at_once_each_wake_the_listeners(store: PostgresEventStore) -> None:
+    """The first goes with its NOTIFY in its statement, the others after their commits."""
+    streams = [new_stream() for _ in range(8)]
+    async with store.subscribe(tick=0.2) as wakes:
+        await asyncio.gather(*(store.append(s, 0, [hit(1), hit(2)], META) for s in streams))
+        woken: set[str] = set()
+        while len(woken) < len(streams):
+            woken.add((await asyncio.wait_for(next_wake(wakes, set(streams)), 10))[0])
+    assert store._in_flight == 0
 
 
 # --- reading everything, in order ----------------------------------------------
