@@ -155,6 +155,8 @@ async def _reset_if_dirty(conn: asyncpg.Connection[Any]) -> None:
     """
     if conn.is_in_transaction():
         await conn.reset()
+        if isinstance(conn, Connection):
+            conn._ended(False)  # rolled back by the reset
 
 
 def url_with_database(url: str, database: str) -> str:

@@ -172,10 +172,11 @@ SELECT 0, $1, $2 + e.ord, e.type, e.data, $5::jsonb, $6::text::timestamptz, e.pr
        WITH ORDINALITY AS e(type, data, prev, hash, ord)
  ORDER BY e.ord
 RETURNING position"""
-# The same, also queueing the stream's NOTIFY ($9) in the append's own transaction.
-_NOTIFYING = "WITH stored AS ({}) SELECT s.position FROM stored s, pg_notify('fracas_events', $9)"
-_SQL_APPEND_ONE_NOTIFY = _NOTIFYING.format(_SQL_APPEND_ONE)
-_SQL_APPEND_MANY_NOTIFY = _NOTIFYING.format(_SQL_APPEND_MANY)
+# The same, also queueing the stream's NOTIFY ($9) in the append's own transaction (in
+# RETURNING: cheaper than a CTE around the INSERT; a batch's identical payloads are one).
+_NOTIFYING = ", pg_notify('fracas_events', $9)"
+_SQL_APPEND_ONE_NOTIFY = _SQL_APPEND_ONE + _NOTIFYING
+_SQL_APPEND_MANY_NOTIFY = _SQL_APPEND_MANY + _NOTIFYING
 # One statement for every stream that moved since the last one, after their commits:
 # a transaction of its own that writes no WAL, so its commit waits for no flush.
 _SQL_NOTIFY = "SELECT pg_notify('fracas_events', p) FROM unnest($1::text[]) AS p"
