@@ -124,7 +124,7 @@ CREATE SEQUENCE IF NOT EXISTS events_xact_mark AS bigint MINVALUE 0 START WITH 0
 -- sends NOTIFY after commit. Being a trigger, the checks hold for any INSERT, not only
 -- for those that go through a function: before, fracas_append made them, and a plain
 -- INSERT (which fracas_app may do) skipped them. It is also cheaper: a plain INSERT
--- with the trigger took ~15 % less time than the same INSERT inside a PL/pgSQL
+-- with the trigger took ~13 % less time than the same INSERT inside a PL/pgSQL
 -- function (bench/RESULTS.md).
 --
 -- Critical section: nothing in it waits on another transaction, so it lasts
