@@ -14,7 +14,7 @@ SET LOCAL client_min_messages = warning;  -- no "already exists, skipping" at ev
 --
 -- Invariants:
 --   * version is gapless per stream and starts at 1 (UNIQUE (stream, version), and
---     fracas_append only writes current_version + 1, ...).
+--     the trigger events_append_checks admits only current_version + 1).
 --   * position is global. A reader of read_all never skips an event committed
 --     before one it has already seen (see "Ordering for tailing readers" below).
 --   * hash = sha256(prev_hash bytes + canonical envelope), computed by the server
@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS events (
   recorded_at timestamptz NOT NULL,
   prev_hash   text        NOT NULL CHECK (prev_hash ~ '^[0-9a-f]{64}$'),
   hash        text        NOT NULL CHECK (hash ~ '^[0-9a-f]{64}$'),
-  xact_id     xid8        NOT NULL DEFAULT pg_current_xact_id(),  -- set by fracas_append
+  xact_id     xid8        NOT NULL DEFAULT pg_current_xact_id(),  -- set by the trigger
   CONSTRAINT events_stream_version_key UNIQUE (stream, version)
 );
 
@@ -80,9 +80,10 @@ CREATE OR REPLACE TRIGGER events_append_only_truncate
 --
 -- So read_all returns only rows with  xact_id < pg_snapshot_xmin(pg_current_snapshot()):
 -- every transaction id below the snapshot's xmin has finished. For that to cover
--- every LOWER POSITION too, fracas_append takes its positions inside a tiny critical
--- section (a session advisory lock held for microseconds, released before the
--- insert, the index checks and the commit), and stores as xact_id not just its own
+-- every LOWER POSITION too, each row takes its position inside a tiny critical
+-- section (in the trigger events_append_checks below: a session advisory lock held for
+-- microseconds, released before the row is stored, the index checks and the commit),
+-- and stores as xact_id not just its own
 -- transaction id but the highest id of any writer that went through the section
 -- before it (kept in the sequence events_xact_mark, which is not transactional).
 -- A row is thus shown only once every writer that may hold a lower position has
@@ -93,32 +94,119 @@ CREATE OR REPLACE TRIGGER events_append_only_truncate
 -- It would serialise every append, index updates and WAL flush included, so writers
 -- of different streams would wait on each other. Here they wait only for the
 -- critical section. The price: a long writing transaction anywhere in the cluster
--- holds the xmin back and delays (never loses) what tailing readers see; and every
--- insert into events must go through fracas_append. bench/RESULTS.md measures both:
--- on 2 cores they are indistinguishable, because the NOTIFY below already makes
--- notifying transactions commit one at a time (PostgreSQL keeps notifications in
--- commit order with a cluster-wide lock held through commit).
+-- holds the xmin back and delays (never loses) what tailing readers see.
+-- bench/RESULTS.md measures both. (While appends notified inside their transaction the
+-- two were indistinguishable on 2 cores: PostgreSQL keeps notifications in commit
+-- order with a database-wide lock held through commit, so notifying transactions
+-- committed one at a time anyway. The server now notifies after commit.)
 -- ---------------------------------------------------------------------------
 
 CREATE SEQUENCE IF NOT EXISTS events_xact_mark AS bigint MINVALUE 0 START WITH 0;
 
 
 -- ---------------------------------------------------------------------------
--- Function: fracas_append
+-- Every insert is checked and ordered by the database: trigger events_append_checks
 --
+-- Before each row is stored, in the order the rows of one INSERT come:
+--   * its version must be the stream's current version + 1 (else serialization_failure,
+--     'fracas_conflict: ...', DETAIL = the stream's actual version): versions stay
+--     gapless from 1, and a writer on a stale head is refused;
+--   * its prev_hash must be the hash of the stream's current last event (64 zeros for
+--     version 1), else check_violation 'fracas_bad_chain': the chain cannot break;
+--   * its position and its xact_id are set here, whatever the INSERT said (see
+--     "Ordering for tailing readers").
+-- A row-level BEFORE trigger's queries see the rows the same INSERT stored before
+-- this one, so a batch (one INSERT, rows in version order) chains from the head. A
+-- concurrent append at the same version passes the check too and then fails on
+-- UNIQUE (stream, version): a unique_violation, which the server reads as a conflict.
+--
+-- The server appends with one INSERT ... RETURNING position (server/store.py) and
+-- sends NOTIFY after commit. Being a trigger, the checks hold for any INSERT, not only
+-- for those that go through a function: before, fracas_append made them, and a plain
+-- INSERT (which fracas_app may do) skipped them. It is also cheaper: a plain INSERT
+-- with the trigger took ~13 % less time than the same INSERT inside a PL/pgSQL
+-- function (bench/RESULTS.md).
+--
+-- Critical section: nothing in it waits on another transaction, so it lasts
+-- microseconds. The lock is session-level (it must not last until commit), so an
+-- error or a cancel in it must release it. Assignments (v_done := ...) rather than
+-- PERFORM or SELECT ... INTO: PL/pgSQL evaluates a simple expression without the
+-- executor (bench/RESULTS.md: 18 us less per append for the PERFORMs, ~15 us for
+-- reading the mark with pg_sequence_last_value instead of SELECT ... FROM
+-- events_xact_mark). The mark is NULL until the first setval; greatest() then takes
+-- the transaction id alone.
+-- ---------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION fracas_events_before_insert() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_version bigint;
+  v_hash    text;
+  v_mark    bigint;
+  v_done    text;  -- receives void results: see "Assignments" above
+BEGIN
+  SELECT e.version, e.hash INTO v_version, v_hash
+    FROM events e
+   WHERE e.stream = NEW.stream
+   ORDER BY e.version DESC
+   LIMIT 1;
+  v_version := coalesce(v_version, 0);
+  IF NEW.version <> v_version + 1 THEN
+    RAISE EXCEPTION 'fracas_conflict: stream % is at version %, not %', NEW.stream, v_version,
+      NEW.version - 1
+      USING ERRCODE = 'serialization_failure', DETAIL = v_version::text;
+  END IF;
+  IF NEW.prev_hash <> coalesce(v_hash, repeat('0', 64)) THEN
+    RAISE EXCEPTION 'fracas_bad_chain: event % of stream % does not chain to its head',
+      NEW.version, NEW.stream
+      USING ERRCODE = 'check_violation';
+  END IF;
+
+  v_done := pg_advisory_lock(7046012301);  -- 'fracas:position'
+  BEGIN
+    v_mark := setval('events_xact_mark',
+                     greatest(pg_current_xact_id()::text::bigint,
+                              pg_sequence_last_value('events_xact_mark')));
+    NEW.position := nextval('events_position_seq');
+    v_done := pg_advisory_unlock(7046012301);
+  EXCEPTION WHEN OTHERS OR query_canceled THEN
+    PERFORM pg_advisory_unlock(7046012301);
+    RAISE;
+  END;
+  NEW.xact_id := v_mark::text::xid8;
+  RETURN NEW;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER events_append_checks
+  BEFORE INSERT ON events
+  FOR EACH ROW EXECUTE FUNCTION fracas_events_before_insert();
+
+-- Never released: a typed fracas_append tried on the way to the trigger.
+DROP FUNCTION IF EXISTS fracas_append(text, bigint, text, text[], jsonb[], jsonb, timestamptz,
+                                      text[], boolean);
+
+
+-- ---------------------------------------------------------------------------
+-- Function: fracas_append (the previous release's append; kept for a rolling deploy)
+--
+-- Instances of the previous release append through it while new ones start: it keeps
+-- its signature, its errors and its NOTIFY. Drop it with the release after this one.
 -- Appends a batch of events to one stream, in one statement, if and only if
 -- the stream is at p_expected and its last hash is p_prev_hash (64 zeros when
 -- p_expected = 0). p_events is a JSON array of
 --   {type, data, meta, recorded_at, prev_hash, hash}
 -- with hashes computed by the server; the batch must chain from p_prev_hash.
 --
--- Returns the stream's new version and the positions given to the events.
+-- Returns the stream's new version and the positions given to the events (by the
+-- trigger above, which checks each row again).
 -- Errors:
 --   serialization_failure (40001), message 'fracas_conflict: ...', DETAIL = the
 --     stream's actual version: p_expected or p_prev_hash is stale.
 --   unique_violation on events_stream_version_key: a concurrent append won the race.
 --   check_violation (23514), 'fracas_bad_chain': the batch does not chain.
--- Wakes listeners with NOTIFY fracas_events, payload '<stream>:<new version>'.
+-- Wakes listeners with NOTIFY fracas_events, payload '<stream>:<new version>', inside
+-- the transaction.
 -- ---------------------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION fracas_append(
@@ -134,8 +222,7 @@ DECLARE
   v_count   integer := jsonb_array_length(p_events);
   v_version bigint;
   v_hash    text;
-  v_mark    bigint;
-  v_done    text;  -- receives void results: see "Assignments" below
+  v_done    text;
 BEGIN
   IF v_count = 0 THEN
     RAISE EXCEPTION 'fracas_append: no events' USING ERRCODE = 'invalid_parameter_value';
@@ -157,59 +244,31 @@ BEGIN
     RAISE EXCEPTION 'fracas_conflict: stream % version % has another hash', p_stream, v_version
       USING ERRCODE = 'serialization_failure', DETAIL = v_version::text;
   END IF;
-
-  -- The batch must chain from the stored head. The first test is a simple expression
-  -- (PL/pgSQL evaluates it without the executor); the query runs only for batches:
-  -- most appends carry a single event.
-  IF p_events -> 0 ->> 'prev_hash' IS DISTINCT FROM p_prev_hash THEN
+  IF EXISTS (
+       SELECT 1
+         FROM jsonb_array_elements(p_events) WITH ORDINALITY AS e(value, ord)
+         LEFT JOIN jsonb_array_elements(p_events) WITH ORDINALITY AS p(value, ord)
+           ON p.ord = e.ord - 1
+        WHERE e.value ->> 'prev_hash'
+              IS DISTINCT FROM coalesce(p.value ->> 'hash', p_prev_hash))
+  THEN
     RAISE EXCEPTION 'fracas_bad_chain: the events of stream % do not chain', p_stream
       USING ERRCODE = 'check_violation';
   END IF;
-  IF v_count > 1 THEN
-    IF EXISTS (
-         SELECT 1
-           FROM jsonb_array_elements(p_events) WITH ORDINALITY AS e(value, ord)
-           JOIN jsonb_array_elements(p_events) WITH ORDINALITY AS p(value, ord)
-             ON p.ord = e.ord - 1
-          WHERE e.value ->> 'prev_hash' IS DISTINCT FROM p.value ->> 'hash')
-    THEN
-      RAISE EXCEPTION 'fracas_bad_chain: the events of stream % do not chain', p_stream
-        USING ERRCODE = 'check_violation';
-    END IF;
-  END IF;
 
-  -- Critical section (see "Ordering for tailing readers"). Nothing in here waits on
-  -- another transaction, so it lasts microseconds. The lock is session-level (it must
-  -- not last until commit), so an error or a cancel in here must release it.
-  -- Assignments (v_done := ...) rather than PERFORM or SELECT ... INTO: PL/pgSQL
-  -- evaluates a simple expression without the executor (bench/RESULTS.md: 18 us less
-  -- per append for the PERFORMs, ~15 us for reading the mark with
-  -- pg_sequence_last_value instead of SELECT ... FROM events_xact_mark). The mark is
-  -- NULL until the first setval; greatest() then takes the transaction id alone.
-  v_done := pg_advisory_lock(7046012301);  -- 'fracas:position'
-  BEGIN
-    v_mark := setval('events_xact_mark',
-                     greatest(pg_current_xact_id()::text::bigint,
-                              pg_sequence_last_value('events_xact_mark')));
-    IF v_count = 1 THEN
-      positions := ARRAY[nextval('events_position_seq')];
-    ELSE
-      positions := ARRAY(SELECT nextval('events_position_seq') FROM generate_series(1, v_count));
-    END IF;
-    v_done := pg_advisory_unlock(7046012301);
-  EXCEPTION WHEN OTHERS OR query_canceled THEN
-    PERFORM pg_advisory_unlock(7046012301);
-    RAISE;
-  END;
-
-  INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash, hash,
-                      xact_id)
-  OVERRIDING SYSTEM VALUE
-  SELECT positions[e.ord], p_stream, p_expected + e.ord,
-         e.type, e.data, e.meta, e.recorded_at, e.prev_hash, e.hash, v_mark::text::xid8
-    FROM ROWS FROM (jsonb_to_recordset(p_events) AS (type text, data jsonb, meta jsonb,
-                    recorded_at timestamptz, prev_hash text, hash text))
-         WITH ORDINALITY AS e(type, data, meta, recorded_at, prev_hash, hash, ord);
+  -- position 0 is a placeholder: the trigger gives each row its position
+  WITH stored AS (
+    INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash,
+                        hash)
+    OVERRIDING SYSTEM VALUE
+    SELECT 0, p_stream, p_expected + e.ord, e.type, e.data, e.meta, e.recorded_at, e.prev_hash,
+           e.hash
+      FROM ROWS FROM (jsonb_to_recordset(p_events) AS (type text, data jsonb, meta jsonb,
+                      recorded_at timestamptz, prev_hash text, hash text))
+           WITH ORDINALITY AS e(type, data, meta, recorded_at, prev_hash, hash, ord)
+     ORDER BY e.ord
+    RETURNING position, version)
+  SELECT array_agg(position ORDER BY version) INTO positions FROM stored;
 
   new_version := p_expected + v_count;
   v_done := pg_notify('fracas_events', p_stream || ':' || new_version);

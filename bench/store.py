@@ -7,7 +7,8 @@ Side by side on one PostgreSQL, in a scratch database `fracas_bench` (dropped an
 again): (a) raw asyncpg, one INSERT per transaction; (b) Fracas `append`, same load;
 (c) the `eventsourcing` library's PostgreSQL application recorder (psycopg), one event
 per `insert_events`. Then the replay of a 10,000-event stream for (b) and (c), and
-concurrent writers on different streams: Fracas as is vs. a global lock held to commit.
+concurrent writers on different streams: NOTIFY after commit (Fracas), inside the
+transaction (as before), and none. `--parts`: the trigger with one part taken out each.
 Medians of `--reps` repetitions. Needs the `bench` extra (eventsourcing[postgres]).
 """
 
@@ -15,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime
 import os
 import statistics
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -191,39 +193,128 @@ def eventsourcing_replay(recorder: Any, reps: int) -> float:
 
 # --- concurrent writers: the ordering choice -------------------------------------------
 
-GLOBAL_LOCK_FUNCTION = """
-CREATE OR REPLACE FUNCTION bench_append_locked(
-  p_stream text, p_expected bigint, p_prev_hash text, p_events jsonb,
-  OUT new_version bigint, OUT positions bigint[])
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM pg_advisory_xact_lock(42);  -- held to commit: every append in turn
-  SELECT f.new_version, f.positions INTO new_version, positions
-    FROM fracas_append(p_stream, p_expected, p_prev_hash, p_events) f;
-END;
-$$;
-"""
+TRIGGER_START = "CREATE OR REPLACE FUNCTION fracas_events_before_insert()"
+HEAD_READ = """  SELECT e.version, e.hash INTO v_version, v_hash
+    FROM events e
+   WHERE e.stream = NEW.stream
+   ORDER BY e.version DESC
+   LIMIT 1;"""
 
 
-def silent_function() -> str:
-    """fracas_append without its NOTIFY, to see what NOTIFY costs concurrent writers."""
-    schema = (ROOT / "schema.sql").read_text()
-    start = schema.index("CREATE OR REPLACE FUNCTION fracas_append(")
-    text = schema[start : schema.index("$$;", start) + 3]
-    notify = "v_done := pg_notify('fracas_events', p_stream || ':' || new_version);"
-    assert notify in text
-    return text.replace(notify, "").replace("fracas_append(", "bench_append_silent(", 1)
+def trigger_function() -> str:
+    """The CREATE statement of the trigger function that checks and orders every insert."""
+    text = (ROOT / "schema.sql").read_text()
+    start = text.index(TRIGGER_START)
+    return text[start : text.index("$$;", start) + 3]
+
+
+def critical_section(text: str) -> str:
+    start = text.index("  v_done := pg_advisory_lock(")
+    return text[start : text.index("  END;\n", start) + len("  END;\n")]
+
+
+class Variant(msgspec.Struct, frozen=True):
+    """The store's append against a copy of `events` whose trigger lacks one part."""
+
+    name: str
+    table: str  # "events" itself, or a copy made by `install`
+    trigger: str | None  # the trigger function's CREATE statement, None for no trigger
+    # "fracas": as the store does (in the statement when alone, else after commit);
+    # "after": always after commit (the notifier); "inside": always in the statement; "none"
+    notify: str
+
+
+def variants() -> list[Variant]:
+    """The trigger with one part taken out each (not for use: measurement only)."""
+    text = trigger_function()
+    assert HEAD_READ in text, HEAD_READ
+    section = critical_section(text)
+    plain = (
+        "  v_mark := pg_current_xact_id()::text::bigint;\n"
+        "    NEW.position := nextval('events_position_seq');\n"
+    )
+    no_subxact = section.replace("  BEGIN\n", "", 1)
+    no_subxact = no_subxact[: no_subxact.index("  EXCEPTION WHEN")]
+    bodies = {
+        "full": text,
+        "no_head_read": text.replace(
+            HEAD_READ, "  v_version := NEW.version - 1;\n  v_hash := NEW.prev_hash;"
+        ),
+        "no_critical_section": text.replace(section, plain),
+        "no_exception_block": text.replace(section, no_subxact),
+    }
+    out = [Variant("Fracas as it is", "events", None, "fracas")]
+    out += [Variant(n, f"bench_{n}", b, "fracas") for n, b in bodies.items()]
+    out += [
+        Variant("no_trigger (the INSERT alone)", "bench_no_trigger", None, "fracas"),
+        Variant("NOTIFY always after commit", "events", None, "after"),
+        Variant("NOTIFY always in the transaction", "events", None, "inside"),
+        Variant("no NOTIFY at all", "events", None, "none"),
+    ]
+    return out  # fmt: skip
+
+
+async def install(pool: asyncpg.Pool[Any], v: Variant) -> None:
+    if v.table == "events":
+        return
+    await pool.execute(f"CREATE TABLE {v.table} (LIKE events INCLUDING ALL)")
+    if v.trigger is not None:
+        fn = f"bench_check_{v.table}"
+        body = v.trigger.replace("fracas_events_before_insert()", f"{fn}()", 1)
+        await pool.execute(body.replace("FROM events e", f"FROM {v.table} e"))
+        await pool.execute(
+            f"CREATE TRIGGER checks BEFORE INSERT ON {v.table}"
+            f" FOR EACH ROW EXECUTE FUNCTION {fn}()"
+        )
+
+
+# The 8-writer variants, for `main`: events itself, the NOTIFY moved or gone.
+ORDERINGS = [v for v in variants() if v.table == "events"]
+
+
+SQL_NAMES = (
+    "_SQL_APPEND_ONE",
+    "_SQL_APPEND_MANY",
+    "_SQL_APPEND_ONE_NOTIFY",
+    "_SQL_APPEND_MANY_NOTIFY",
+)
+
+
+@contextlib.contextmanager
+def calling(store: PostgresEventStore, v: Variant) -> Iterator[None]:
+    """store.append into `v.table`, with `v`'s NOTIFY."""
+    from server import store as store_module
+
+    saved = {name: getattr(store_module, name) for name in SQL_NAMES}
+    for name, sql in saved.items():
+        sql = sql.replace("INTO events", f"INTO {v.table}", 1)
+        if v.trigger is None and v.table != "events":  # no trigger to replace the placeholder
+            sql = sql.replace("(position, ", "(").replace("OVERRIDING SYSTEM VALUE\n", "")
+            sql = sql.replace("VALUES (0, ", "VALUES (").replace("SELECT 0, ", "SELECT ")
+        setattr(store_module, name, sql)
+    if v.notify == "inside":  # always in the append's statement, so in its transaction
+        store_module._SQL_APPEND_ONE = store_module._SQL_APPEND_ONE_NOTIFY.replace(
+            "$9", "$1 || ':' || $2::text"
+        )
+    if v.notify != "fracas":
+        store.notify_inline = False
+    if v.notify in ("inside", "none"):
+        store._notifier.add = lambda stream, version: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        for name, sql in saved.items():
+            setattr(store_module, name, sql)
+        store.notify_inline = True
+        if v.notify in ("inside", "none"):
+            del store._notifier.add
 
 
 async def concurrent_writers(
-    store: PostgresEventStore, writers: int, each: int, function: str
+    store: PostgresEventStore, writers: int, each: int, v: Variant
 ) -> float:
     """Events/s with `writers` tasks appending to their own streams at once."""
-    from server import store as store_module
-
-    original = store_module._SQL_APPEND
-    store_module._SQL_APPEND = original.replace("fracas_append", function)
-    try:
+    with calling(store, v):
 
         async def writer() -> None:
             stream = f"encounter-{uuid.uuid4()}"
@@ -232,83 +323,25 @@ async def concurrent_writers(
 
         started = time.perf_counter()
         await asyncio.gather(*(writer() for _ in range(writers)))
-        return writers * each / (time.perf_counter() - started)
-    finally:
-        store_module._SQL_APPEND = original
+        rate = writers * each / (time.perf_counter() - started)
+        await asyncio.sleep(0.05)  # let the last NOTIFY go before the next variant
+        return rate
 
 
-# --- where fracas_append spends its time (--parts) ---------------------------------------
-
-HEAD_READ = """  SELECT e.version, e.hash INTO v_version, v_hash
-    FROM events e
-   WHERE e.stream = p_stream
-   ORDER BY e.version DESC
-   LIMIT 1;"""
-CHAIN_CHECK = "  IF p_events -> 0 ->> 'prev_hash' IS DISTINCT FROM p_prev_hash THEN\n"
-NOTIFY = "v_done := pg_notify('fracas_events', p_stream || ':' || new_version);"
-
-
-def function_text(schema: str, name: str = "fracas_append") -> str:
-    start = schema.index(f"CREATE OR REPLACE FUNCTION {name}(")
-    return schema[start : schema.index("$$;", start) + 3]
-
-
-def critical_section(text: str) -> str:
-    start = text.index("  v_done := pg_advisory_lock(")
-    return text[start : text.index("  END;\n", start) + len("  END;\n")]
-
-
-def variants() -> dict[str, str]:
-    """fracas_append with one part taken out each (not for use: measurement only)."""
-    text = function_text((ROOT / "schema.sql").read_text())
-    for part in (HEAD_READ, CHAIN_CHECK, NOTIFY):
-        assert part in text, part
-    section = critical_section(text)
-    plain_positions = """  v_mark := pg_current_xact_id()::text::bigint;
-    IF v_count = 1 THEN
-      positions := ARRAY[nextval('events_position_seq')];
-    ELSE
-      positions := ARRAY(SELECT nextval('events_position_seq') FROM generate_series(1, v_count));
-    END IF;
-"""
-    no_subxact = section.replace("  BEGIN\n", "", 1)
-    no_subxact = no_subxact[: no_subxact.index("  EXCEPTION WHEN")] + ""
-    out = {
-        "no_head_read": text.replace(
-            HEAD_READ, "  v_version := p_expected; v_hash := p_prev_hash;"
-        ),
-        "no_chain_check": text.replace(CHAIN_CHECK, "  IF false THEN\n"),
-        "no_critical_section": text.replace(section, plain_positions),
-        "no_exception_block": text.replace(section, no_subxact),
-        "no_notify": text.replace(NOTIFY, ""),
-    }
-    return {
-        name: body.replace("FUNCTION fracas_append(", f"FUNCTION bench_{name}(", 1)
-        for name, body in out.items()
-    }
-
-
-def with_function(store: PostgresEventStore, function: str) -> One:
-    """Sequential appends through store.append, calling `function` instead."""
-    from server import store as store_module
-
+def with_variant(store: PostgresEventStore, v: Variant) -> One:
+    """Sequential appends through store.append, into `v.table`."""
     stream = f"encounter-{uuid.uuid4()}"
     event = [NewEvent("bench_hit", DATA)]
-    sql = store_module._SQL_APPEND.replace("fracas_append", function)
 
     async def one(i: int) -> None:
-        original = store_module._SQL_APPEND
-        store_module._SQL_APPEND = sql
-        try:
+        with calling(store, v):
             await store.append(stream, i, event, META)
-        finally:
-            store_module._SQL_APPEND = original
 
     return one
 
 
 async def parts(args: argparse.Namespace) -> None:
-    """p50 of each variant beside the full function and raw INSERT, same run."""
+    """p50 of each variant beside Fracas as it is and raw INSERT, same run."""
     admin = await asyncpg.connect(args.url)
     await admin.execute(f"DROP DATABASE IF EXISTS {SCRATCH} WITH (FORCE)")
     await admin.execute(f"CREATE DATABASE {SCRATCH}")
@@ -329,20 +362,19 @@ async def parts(args: argparse.Namespace) -> None:
         await apply_schema(pool)
         await pool.execute("CREATE TABLE raw_events (LIKE events INCLUDING ALL)")
         found = variants()
-        for body in found.values():
-            await pool.execute(body)
+        for v in found:
+            await install(pool, v)
         store = PostgresEventStore(pool)
-        names = ["fracas_append", *(f"bench_{n}" for n in found)]
         appenders: list[Callable[[], One]] = [lambda: raw_inserts(pool)]
-        appenders += [lambda n=n: with_function(store, n) for n in names]  # type: ignore[misc]
+        appenders += [lambda v=v: with_variant(store, v) for v in found]  # type: ignore[misc]
         await interleaved(appenders, 100)
         runs = [await interleaved(appenders, args.appends) for _ in range(args.reps)]
         med = [median_run([r[k] for r in runs]) for k in range(len(appenders))]
         writers, each = 8, max(50, args.appends // 4)
-        concurrent: dict[str, list[float]] = {n: [] for n in names}
+        concurrent: dict[str, list[float]] = {v.name: [] for v in found}
         for _ in range(args.reps):
-            for n in names:
-                concurrent[n].append(await concurrent_writers(store, writers, each, n))
+            for v in found:
+                concurrent[v.name].append(await concurrent_writers(store, writers, each, v))
     finally:
         await pool.close()
     load = os.getloadavg()
@@ -355,10 +387,10 @@ async def parts(args: argparse.Namespace) -> None:
     print("| --- | ---: | ---: | ---: | ---: |")
     raw, full = med[0], med[1]
     print(f"| raw asyncpg INSERT | {ms(raw.p50)} | 1.00x | | |")
-    for n, run in zip(names, med[1:], strict=True):
-        rate = statistics.median(concurrent[n])
+    for v, run in zip(found, med[1:], strict=True):
+        rate = statistics.median(concurrent[v.name])
         print(
-            f"| {n} | {ms(run.p50)} | {run.p50 / raw.p50:.2f}x | {run.p50 / full.p50:.2f}x "
+            f"| {v.name} | {ms(run.p50)} | {run.p50 / raw.p50:.2f}x | {run.p50 / full.p50:.2f}x "
             f"| {rate:,.0f} |"
         )
 
@@ -385,7 +417,9 @@ async def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--parts", action="store_true", help="time fracas_append's parts")
     parser.add_argument("--no-sync", action="store_true", help="--parts: synchronous_commit off")
+    parser.add_argument("--scratch", default=SCRATCH, help="the scratch database (dropped)")
     args = parser.parse_args()
+    globals()["SCRATCH"] = args.scratch
     if args.parts:
         await parts(args)
         return
@@ -404,8 +438,6 @@ async def main() -> None:
     pool = await create_pool(url, min_size=2, max_size=10)
     await apply_schema(pool)
     await pool.execute("CREATE TABLE raw_events (LIKE events INCLUDING ALL)")
-    await pool.execute(GLOBAL_LOCK_FUNCTION)
-    await pool.execute(silent_function())
     store = PostgresEventStore(pool)
     recorder = eventsourcing_recorder(url)
 
@@ -425,12 +457,11 @@ async def main() -> None:
     replay_c = eventsourcing_replay(recorder, args.reps)
 
     writers, each = 8, max(50, args.appends // 4)
-    await concurrent_writers(store, writers, 20, "fracas_append")  # warm up
-    functions = ("fracas_append", "bench_append_locked", "bench_append_silent")
-    concurrent: dict[str, list[float]] = {f: [] for f in functions}
+    await concurrent_writers(store, writers, 20, ORDERINGS[0])  # warm up
+    concurrent: dict[str, list[float]] = {v.name: [] for v in ORDERINGS}
     for _ in range(args.reps):
-        for function in functions:
-            concurrent[function].append(await concurrent_writers(store, writers, each, function))
+        for v in ORDERINGS:
+            concurrent[v.name].append(await concurrent_writers(store, writers, each, v))
     await pool.close()
     recorder.datastore.close()
 
@@ -458,14 +489,10 @@ async def main() -> None:
     print(f"| (b') same, PostgreSQL json_agg + one msgspec decode | {ms(replay_b_array)} |")
     print(f"| (c) eventsourcing `select_events` -> list[StoredEvent] | {ms(replay_c)} |")
     print(f"\n{writers} concurrent writers on their own streams, {each} appends each:\n")
-    print("| ordering | events/s |")
+    print("| NOTIFY | events/s |")
     print("| --- | ---: |")
-    for function, label in (
-        ("fracas_append", "xmin horizon + critical section (Fracas)"),
-        ("bench_append_locked", "global lock held to commit"),
-        ("bench_append_silent", "Fracas without its NOTIFY"),
-    ):
-        print(f"| {label} | {statistics.median(concurrent[function]):,.0f} |")
+    for v in ORDERINGS:
+        print(f"| {v.name} | {statistics.median(concurrent[v.name]):,.0f} |")
 
 
 if __name__ == "__main__":

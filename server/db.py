@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+import asyncpg.transaction
 from asyncpg.pool import PoolConnectionProxy
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema.sql"
@@ -64,7 +65,84 @@ async def create_pool(
         server_settings=settings,
         max_inactive_connection_lifetime=300,
         reset=_reset_if_dirty,
+        connection_class=Connection,
     )
+
+
+class Connection(asyncpg.Connection):
+    """asyncpg's connection, plus callbacks run once its transaction has ended.
+
+    The event store appends inside its caller's transaction and may say so (NOTIFY)
+    only after the commit: `on_end(callback)` queues a plain function, called with True
+    right after the outermost `async with conn.transaction()` (or its `commit()`)
+    succeeds, with False if it rolls back. Outside a transaction it is called at once.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_end: list[Callable[[bool], None]] = []
+
+    def transaction(
+        self, *, isolation: Any = None, readonly: bool = False, deferrable: bool = False
+    ) -> _Transaction:
+        self._check_open()  # type: ignore[attr-defined]
+        return _Transaction(self, isolation, readonly, deferrable)
+
+    def on_end(self, callback: Callable[[bool], None]) -> None:
+        if self.is_in_transaction():
+            self._on_end.append(callback)
+        else:
+            callback(True)
+
+    def _ended(self, committed: bool) -> None:
+        callbacks, self._on_end = self._on_end, []
+        for callback in callbacks:
+            try:
+                callback(committed)
+            except Exception:  # one failing callback must not skip the others
+                log.exception("end-of-transaction callback failed")
+
+
+class _Transaction(asyncpg.transaction.Transaction):
+    """A transaction block that runs its connection's end-of-transaction callbacks."""
+
+    __slots__ = ()
+
+    async def start(self) -> None:
+        conn = self._conn()
+        if isinstance(conn, Connection) and not conn.is_in_transaction():
+            conn._ended(False)  # left by a transaction that was reset, not ended
+        await super().start()
+
+    async def __aexit__(self, extype: Any, ex: Any, tb: Any) -> None:
+        try:
+            await super().__aexit__(extype, ex, tb)
+        except BaseException:
+            self._ended(False)
+            raise
+        self._ended(extype is None)
+
+    async def commit(self) -> None:
+        try:
+            await super().commit()
+        except BaseException:
+            self._ended(False)
+            raise
+        self._ended(True)
+
+    async def rollback(self) -> None:
+        try:
+            await super().rollback()
+        finally:
+            self._ended(False)
+
+    def _ended(self, ok: bool) -> None:
+        conn = self._conn()
+        if isinstance(conn, Connection) and not self._nested:  # type: ignore[attr-defined]
+            conn._ended(ok)
+
+    def _conn(self) -> object:
+        return self._connection  # type: ignore[attr-defined]
 
 
 async def _reset_if_dirty(conn: asyncpg.Connection[Any]) -> None:
@@ -77,6 +155,8 @@ async def _reset_if_dirty(conn: asyncpg.Connection[Any]) -> None:
     """
     if conn.is_in_transaction():
         await conn.reset()
+        if isinstance(conn, Connection):
+            conn._ended(False)  # rolled back by the reset
 
 
 def url_with_database(url: str, database: str) -> str:

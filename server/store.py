@@ -1,9 +1,9 @@
 """The event store: a small port (`EventStore`) and its PostgreSQL adapter.
 
-All the SQL of the event log lives in schema.sql (`fracas_append`) and in this module.
-asyncpg errors are translated here (the side tables' in server/store_tables.py): a stale
-expected version or a lost race becomes `ConcurrencyError`, data the database refuses
-becomes `ValueError`.
+All the SQL of the event log lives in schema.sql (its checks: the trigger
+`events_append_checks`) and in this module. asyncpg errors are translated here (the side
+tables' in server/store_tables.py): a stale expected version or a lost race becomes
+`ConcurrencyError`, data the database refuses becomes `ValueError`.
 The rows an append writes (versions, prev_hash, hash, recorded_at) are built by the pure
 `domain.chain.chain_rows`; this adapter only writes them. `server.memory_store` is the
 same port in memory, held to the same contract tests (tests/integration/store_contract.py).
@@ -14,6 +14,7 @@ PostgresEventStore.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Mapping, Sequence
@@ -159,7 +160,31 @@ _DECODE_OBJECT = msgspec.json.Decoder(dict[str, Any]).decode
 # faster than having PostgreSQL build one JSON array (json_agg) and decoding that once
 # (bench/RESULTS.md: 10,000 events in ~58 ms against ~100 ms).
 _COLUMNS = "stream, version, position, type, data::text, meta::text, prev_hash, hash"
-_SQL_APPEND = "SELECT new_version, positions FROM fracas_append($1, $2, $3, $4::jsonb)"
+# One INSERT per append: the trigger events_append_checks (schema.sql) refuses a row that
+# is not its stream's next version or does not chain to its head, and gives each row its
+# position and xact_id (the 0 is a placeholder, so no position is drawn twice). A batch
+# comes in version order; recorded_at goes as the very text that was hashed.
+_SQL_APPEND_ONE = """
+INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash, hash)
+OVERRIDING SYSTEM VALUE
+VALUES (0, $1, $2, $3, $4::jsonb, $5::jsonb, $6::text::timestamptz, $7, $8)
+RETURNING position"""
+_SQL_APPEND_MANY = """
+INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash, hash)
+OVERRIDING SYSTEM VALUE
+SELECT 0, $1, $2 + e.ord, e.type, e.data, $5::jsonb, $6::text::timestamptz, e.prev, e.hash
+  FROM unnest($3::text[], $4::jsonb[], $7::text[], $8::text[])
+       WITH ORDINALITY AS e(type, data, prev, hash, ord)
+ ORDER BY e.ord
+RETURNING position"""
+# The same, also queueing the stream's NOTIFY ($9) in the append's own transaction (in
+# RETURNING: cheaper than a CTE around the INSERT; a batch's identical payloads are one).
+_NOTIFYING = ", pg_notify('fracas_events', $9)"
+_SQL_APPEND_ONE_NOTIFY = _SQL_APPEND_ONE + _NOTIFYING
+_SQL_APPEND_MANY_NOTIFY = _SQL_APPEND_MANY + _NOTIFYING
+# One statement for every stream that moved since the last one, after their commits:
+# a transaction of its own that writes no WAL, so its commit waits for no flush.
+_SQL_NOTIFY = "SELECT pg_notify('fracas_events', p) FROM unnest($1::text[]) AS p"
 _SQL_HEAD = "SELECT version, hash FROM events WHERE stream = $1 ORDER BY version DESC LIMIT 1"
 # One index probe per stream, in one round trip: the live hub's once-a-second safety net.
 _SQL_VERSIONS = """
@@ -212,6 +237,10 @@ class PostgresEventStore(PostgresTables):
         self._pool = pool
         self._notify_dsn = notify_dsn
         self._heads: dict[str, tuple[int, str]] = {}
+        self._notifier = Notifier(pool)
+        self._in_flight = 0  # appends of this store whose transaction has not ended
+        # NOTIFY in the append's statement when it is the only one under way (see append)
+        self.notify_inline = True
 
     async def append(
         self,
@@ -248,24 +277,71 @@ class PostgresEventStore(PostgresTables):
         )
         full_meta, previous = rows[0]["meta"], rows[-1]["hash"]
 
-        payload = _ENCODER.encode(rows).decode()
+        encode = _ENCODER.encode
         runner = self._pool if conn is None else conn
+        new_version = expected_version + len(rows)
+        # Where the NOTIFY goes. A NOTIFY in the transaction takes a database-wide lock
+        # from pre-commit to the end of the commit, so notifying appends commit one at a
+        # time, WAL flush included (bench/RESULTS.md: 1.5-2.3x fewer appends/s under 8
+        # writers). But sent after commit it costs a statement of its own. So: when no
+        # other append of this process is under way (nothing to serialise with here),
+        # in the append's own statement; otherwise after commit, by the notifier, which
+        # sends many streams in one statement. After commit needs to know when the
+        # transaction ends: a server.db.Connection says so (`on_end`); on a plain
+        # asyncpg connection in a transaction the NOTIFY stays in the statement.
+        in_transaction = conn is not None and conn.is_in_transaction()
+        on_end = getattr(conn, "on_end", None) if in_transaction else None
+        inline = (in_transaction and on_end is None) or (
+            self.notify_inline and self._in_flight == 0
+        )
+        self._in_flight += 1
+        meta_text, recorded_at = encode(full_meta).decode(), full_meta["recorded_at"]
+        notice = f"{stream}:{new_version}"
         try:
-            row = await runner.fetchrow(_SQL_APPEND, stream, expected_version, prev_hash, payload)
-        except asyncpg.SerializationError as e:  # fracas_conflict, raised by fracas_append
-            self._heads.pop(stream, None)
-            actual = int(e.detail) if e.detail and e.detail.isdigit() else None
-            raise ConcurrencyError(stream, expected_version, actual) from e
-        except asyncpg.UniqueViolationError as e:  # a concurrent append took the version
-            self._heads.pop(stream, None)
-            raise ConcurrencyError(stream, expected_version, None) from e
-        except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError) as e:
-            raise ValueError(f"the store refused the events of {stream!r}: {e}") from e
-        assert row is not None
-        if conn is None or not conn.is_in_transaction():
-            self._remember(stream, row["new_version"], previous)
+            if len(rows) == 1:
+                r = rows[0]
+                args = [stream, expected_version + 1, r["type"], encode(r["data"]).decode(),
+                        meta_text, recorded_at, prev_hash, r["hash"]]  # fmt: skip
+                if inline:
+                    positions = [await runner.fetchval(_SQL_APPEND_ONE_NOTIFY, *args, notice)]
+                else:
+                    positions = [await runner.fetchval(_SQL_APPEND_ONE, *args)]
+            else:
+                args = [stream, expected_version, [r["type"] for r in rows],
+                        [encode(r["data"]).decode() for r in rows], meta_text, recorded_at,
+                        [r["prev_hash"] for r in rows], [r["hash"] for r in rows]]  # fmt: skip
+                if inline:
+                    found = await runner.fetch(_SQL_APPEND_MANY_NOTIFY, *args, notice)
+                else:
+                    found = await runner.fetch(_SQL_APPEND_MANY, *args)
+                positions = [f[0] for f in found]
+        except BaseException as e:
+            self._in_flight -= 1
+            if isinstance(e, asyncpg.SerializationError):  # fracas_conflict, from the trigger
+                self._heads.pop(stream, None)
+                actual = int(e.detail) if e.detail and e.detail.isdigit() else None
+                raise ConcurrencyError(stream, expected_version, actual) from e
+            if isinstance(e, asyncpg.UniqueViolationError):  # a concurrent append won
+                self._heads.pop(stream, None)
+                raise ConcurrencyError(stream, expected_version, None) from e
+            if isinstance(e, asyncpg.IntegrityConstraintViolationError | asyncpg.DataError):
+                raise ValueError(f"the store refused the events of {stream!r}: {e}") from e
+            raise
+
+        def ended(committed: bool) -> None:
+            self._in_flight -= 1
+            if committed and not inline:
+                self._notifier.add(stream, new_version)
+
+        if not in_transaction:
+            self._remember(stream, new_version, previous)
+            ended(True)
         else:  # may still roll back: do not cache a head that might never exist
             self._heads.pop(stream, None)
+            if on_end is not None:
+                on_end(ended)
+            else:
+                ended(False)  # notified in the statement; the end is not ours to see
         return [
             Recorded(
                 stream=stream,
@@ -278,7 +354,7 @@ class PostgresEventStore(PostgresTables):
                 hash=r["hash"],
             )
             for number, (r, position) in enumerate(
-                zip(rows, row["positions"], strict=True), start=expected_version + 1
+                zip(rows, positions, strict=True), start=expected_version + 1
             )
         ]
 
@@ -366,6 +442,50 @@ class PostgresEventStore(PostgresTables):
         if len(self._heads) >= _HEAD_CACHE_SIZE:
             del self._heads[next(iter(self._heads))]  # oldest entry
         self._heads[stream] = (version, digest)
+
+
+class Notifier:
+    """Sends the NOTIFYs of appends after their commit (when several are under way).
+
+    `add` never waits: the command that appended is answered without this round trip.
+    At most one statement per `interval` (1 ms): a stream moved with nothing sent in the
+    last millisecond is notified at once, and streams that move meanwhile go together in
+    the next statement (one payload per stream, its latest version), so a busy instance
+    pays one statement per millisecond, not one per append. A notification that is
+    never sent (the statement fails, the process dies right after a commit) loses
+    nothing: readers re-read from their checkpoints at every tick
+    (server/subscription.py).
+    """
+
+    def __init__(self, pool: asyncpg.Pool[Any], interval: float = 0.001) -> None:
+        self._pool = pool
+        self._interval = interval
+        self._pending: dict[str, int] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._last = float("-inf")  # loop time of the last statement sent
+        self.sent = 0  # statements sent (for tests and diagnostics)
+
+    def add(self, stream: str, version: int) -> None:
+        if self._pending.get(stream, 0) < version:
+            self._pending[stream] = version
+        task = self._task
+        loop = asyncio.get_running_loop()
+        if task is None or task.done() or task.get_loop() is not loop:
+            self._task = loop.create_task(self._run())
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._pending:
+            wait = self._last + self._interval - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            batch, self._pending = self._pending, {}
+            self._last = loop.time()
+            try:
+                await self._pool.execute(_SQL_NOTIFY, [f"{s}:{v}" for s, v in batch.items()])
+                self.sent += 1
+            except Exception as e:  # the next tick covers them
+                log.warning("notifier: %d notifications not sent (%s)", len(batch), e)
 
 
 async def tail(

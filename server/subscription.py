@@ -40,8 +40,9 @@ class Subscription:
 
     NOTIFY only wakes: a consumer re-reads from its checkpoint, so a notification lost
     while the connection was down loses nothing. If the connection drops it reconnects
-    with backoff and yields a Wake. A periodic Wake covers events that were still behind
-    the xmin horizon when their NOTIFY arrived.
+    with backoff and yields a Wake. A periodic Wake, every `tick` seconds whatever else
+    arrives, covers events whose NOTIFY was lost and events that were still behind the
+    xmin horizon when their NOTIFY arrived.
     """
 
     def __init__(
@@ -60,6 +61,7 @@ class Subscription:
         # None in the queue means "the connection died"; a full queue drops wakes,
         # which is harmless since one pending wake already means "re-read".
         self._queue: asyncio.Queue[Wake | None] = asyncio.Queue(maxsize=1024)
+        self._next_tick = 0.0  # loop time of the next periodic Wake (set when opened)
         self.reconnects = 0
 
     async def __aenter__(self) -> Subscription:
@@ -78,15 +80,25 @@ class Subscription:
         return self
 
     async def __anext__(self) -> Wake:
+        loop = asyncio.get_running_loop()
         while True:
             if self._conn is None or _closed(self._conn):
                 await self._reopen()
+                self._next_tick = loop.time() + self._tick
                 return Wake()
-            try:
-                item = await asyncio.wait_for(self._queue.get(), self._tick)
-            except TimeoutError:
+            # The tick comes every `tick` seconds however many NOTIFYs arrive meanwhile:
+            # it is what bounds the delay of an append whose NOTIFY is lost (the server
+            # notifies after commit, so a crash in between loses one), even while other
+            # streams keep the queue busy.
+            left = self._next_tick - loop.time()
+            if left <= 0:
+                self._next_tick = loop.time() + self._tick
                 if await self._alive():
                     return Wake()
+                continue
+            try:
+                item = await asyncio.wait_for(self._queue.get(), left)
+            except TimeoutError:
                 continue
             if item is not None:
                 return item
@@ -109,6 +121,7 @@ class Subscription:
         conn.add_termination_listener(self._on_terminated)
         await conn.add_listener(CHANNEL, self._on_notify)
         self._conn = conn
+        self._next_tick = asyncio.get_running_loop().time() + self._tick
 
     async def _drop(self) -> None:
         conn, self._conn = self._conn, None

@@ -134,3 +134,62 @@ async def test_a_stream_whose_read_is_held_does_not_delay_another_streams_update
         assert store.reads[stream_of(slow["id"])] <= 4
     finally:
         await hub.stop()
+
+
+class DiesAfterCommit(PostgresEventStore):
+    """The real store, but its NOTIFYs are never sent: as if the process died right after
+    each commit, between the commit and the notification (a busy server notifies after
+    commit: server/store.py)."""
+
+    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+        super().__init__(pool)
+        self.notify_inline = False  # always after commit, as under concurrent appends
+        self._notifier.add = lambda stream, version: None  # type: ignore[method-assign]
+
+
+async def test_an_append_whose_notify_never_comes_reaches_the_other_instance_within_a_tick(
+    pool: asyncpg.Pool[Any], database_url: str
+) -> None:
+    """Two instances on one database. The other instance's appends keep NOTIFYs flowing
+    (so no quiet second ever comes), and still the silent append reaches its watcher:
+    the hub's tick re-reads from the checkpoints every second whatever else arrives."""
+    metrics = Metrics()
+    silent = EncounterService(DiesAfterCommit(pool), metrics)
+    store = PostgresEventStore(pool, notify_dsn=database_url)
+    svc = EncounterService(store, metrics)
+    hub = Hub(store, metrics)
+    quiet, busy = (
+        await svc.create("plain-d100", "Quiet", {}),
+        await svc.create("plain-d100", "Busy", {}),
+    )
+    watcher, other = Watcher(ws=None, role="gm"), Watcher(ws=None, role="gm")  # type: ignore[arg-type]
+    await hub.join(stream_of(quiet["id"]), watcher, None)
+    await hub.join(stream_of(busy["id"]), other, None)
+    await next_update(watcher), await next_update(other)  # the snapshots
+    hub.start()
+    stop = asyncio.Event()
+
+    async def traffic() -> int:
+        count = 0
+        while not stop.is_set():
+            await svc.execute(busy["id"], cmd.Roll(expr="1d6", purpose=f"busy{count}"), GM)
+            count += 1
+            await asyncio.sleep(0.05)
+        return count
+
+    try:
+        await asyncio.sleep(0.2)  # LISTEN is up
+        running = asyncio.create_task(traffic())
+        done = await silent.execute(quiet["id"], cmd.Roll(expr="1d4", purpose="unheard"), GM)
+        update = await next_update(watcher)  # within a tick or two, not at the next NOTIFY
+        assert update["version"] == done["version"]
+        assert [e["data"]["purpose"] for e in update["events"]] == ["unheard"]
+        stop.set()
+        sent = await running
+        seen: list[str] = []
+        while len(seen) < sent:  # the other stream got every one of its updates meanwhile
+            seen += [e["data"]["purpose"] for e in (await next_update(other))["events"]]
+        assert seen == [f"busy{i}" for i in range(sent)]
+    finally:
+        stop.set()
+        await hub.stop()

@@ -137,6 +137,102 @@ async def test_a_refused_append_leaves_no_row_behind(store: PostgresEventStore, 
     assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 1
 
 
+INSERT_ROW = """
+INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash, hash)
+OVERRIDING SYSTEM VALUE
+SELECT 424242, $1, r.version, 'tested', '{}', $2::jsonb, now(), r.prev, r.hash
+  FROM unnest($3::bigint[], $4::text[], $5::text[]) WITH ORDINALITY AS r(version, prev, hash, ord)
+ ORDER BY r.ord
+RETURNING position"""
+
+
+def chained(stream: str, versions: range, prev: str = GENESIS) -> tuple[list[str], list[str]]:
+    """(prev_hash, hash) lists of a run of `tested` events, built by hand."""
+    prevs, hashes = [], []
+    for version in versions:
+        envelope = {"stream": stream, "version": version, "type": "tested", "data": {}}
+        prevs.append(prev)
+        prev = link(prev, {**envelope, "meta": META})
+        hashes.append(prev)
+    return prevs, hashes
+
+
+async def insert_rows(
+    conn: Any, stream: str, versions: list[int], prevs: list[str], hashes: list[str]
+) -> list[int]:
+    meta = msgspec.json.encode(META).decode()
+    return [r[0] for r in await conn.fetch(INSERT_ROW, stream, meta, versions, prevs, hashes)]
+
+
+async def test_any_insert_is_checked_and_ordered_by_the_database_not_only_the_servers(
+    store: PostgresEventStore,
+) -> None:
+    """The app role may INSERT into events; the trigger makes every INSERT an append."""
+    pool, stream = store._pool, new_stream()  # the server's own role, fracas_app
+    prevs, hashes = chained(stream, range(1, 4))
+
+    [first] = await insert_rows(pool, stream, [1], prevs[:1], hashes[:1])
+    assert first != 424242  # the trigger gives the position, whatever the INSERT says
+    with pytest.raises(asyncpg.SerializationError, match="at version 1, not 2") as raised:
+        await insert_rows(pool, stream, [3], prevs[2:], hashes[2:])  # skips version 2
+    assert raised.value.detail == "1"
+    with pytest.raises(asyncpg.SerializationError, match="at version 1, not 0"):
+        await insert_rows(pool, stream, [1], prevs[:1], hashes[:1])  # version 1 again
+    with pytest.raises(asyncpg.CheckViolationError, match="fracas_bad_chain"):
+        await insert_rows(pool, stream, [2], ["f" * 64], hashes[1:2])
+    # A batch is checked row by row, each against the row stored before it.
+    with pytest.raises(asyncpg.CheckViolationError, match="fracas_bad_chain"):
+        await insert_rows(pool, stream, [2, 3], [prevs[1], "e" * 64], hashes[1:])
+    assert await store.versions([stream]) == {stream: 1}
+
+    second, third = await insert_rows(pool, stream, [2, 3], prevs[1:], hashes[1:])
+    assert first < second < third
+    events = await store.read_stream(stream)
+    assert [e.version for e in events] == [1, 2, 3]
+    assert first_break(envelopes(events)) is None
+
+
+async def next_wake(wakes: Any, streams: set[str]) -> tuple[str, int]:
+    async for wake in wakes:
+        if wake.stream in streams:
+            return wake.stream, int(wake.version)
+    raise AssertionError("subscription ended")
+
+
+@pytest.mark.parametrize("inline", [True, False], ids=["in-the-statement", "after-commit"])
+async def test_an_append_in_a_transaction_notifies_once_committed_and_never_if_rolled_back(
+    store: PostgresEventStore, pool: Pool, inline: bool
+) -> None:
+    """Either way the store notifies (in the append's statement when it is alone, after
+    commit when others are under way: server.db.Connection says when a transaction ends)."""
+    kept, dropped, later = new_stream(), new_stream(), new_stream()
+    ours = {kept, dropped, later}
+    store.notify_inline = inline
+    async with store.subscribe(tick=0.2) as wakes:
+        async with pool.acquire() as conn:
+            with contextlib.suppress(RuntimeError):
+                async with conn.transaction():
+                    await store.append(dropped, 0, [hit(1)], META, conn=conn)
+                    raise RuntimeError("the command failed after its append")
+            async with conn.transaction():
+                await store.append(kept, 0, [hit(1), hit(2)], META, conn=conn)
+        assert await asyncio.wait_for(next_wake(wakes, ours), 10) == (kept, 2)
+        await store.append(later, 0, [hit(1)], META)  # autocommit: notified at once
+        assert await asyncio.wait_for(next_wake(wakes, ours), 10) == (later, 1)
+    assert await store.versions([dropped]) == {dropped: 0}
+
+
+async def test_appends_under_way_at_once_each_wake_the_listeners(store: PostgresEventStore) -> None:
+    """The first goes with its NOTIFY in its statement, the others after their commits."""
+    streams = [new_stream() for _ in range(8)]
+    async with store.subscribe(tick=0.2) as wakes:
+        await asyncio.gather(*(store.append(s, 0, [hit(1), hit(2)], META) for s in streams))
+        woken: set[str] = set()
+        while len(woken) < len(streams):
+            woken.add((await asyncio.wait_for(next_wake(wakes, set(streams)), 10))[0])
+    assert store._in_flight == 0
+
+
 # --- reading everything, in order ----------------------------------------------
 
 
