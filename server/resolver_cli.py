@@ -202,6 +202,7 @@ async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict
     from server import auth
     from server.service import stream_of
     from server.store import ConcurrencyError, NewEvent
+    from server.tables import AlreadyStored
 
     encounter_id, secret = fight_seed(seed, 0)
     stream = stream_of(encounter_id)
@@ -211,10 +212,10 @@ async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict
     async with svc.store.transaction() as conn:
         version, _ = await svc.store.head(stream)
         if version == 0:
-            await svc.store.add_seeds(encounter_id, {"main": secret}, conn=conn)
-            try:
+            try:  # a save of the same seed racing this one stores its seed or events first
+                await svc.store.add_seeds(encounter_id, {"main": secret}, conn=conn)
                 await svc.store.append(stream, 0, new, meta, conn=conn)
-            except ConcurrencyError:
+            except (AlreadyStored, ConcurrencyError):
                 raise UsageError("the fight was saved by someone else meanwhile") from None
             gm = await auth.issue(svc.store, encounter_id, "gm", conn=conn)
         else:  # the same seed was saved before: the same fight, already stored

@@ -100,6 +100,26 @@ def test_save_stores_the_told_fight_as_an_encounter_that_verifies(api: Api) -> N
     assert other.status_code == 409 and other.json()["error"]["code"] == "conflict"
 
 
+def test_saves_of_one_seed_racing_each_other_store_one_fight_and_never_fail(api: Api) -> None:
+    """Six saves of the same seed at once: one stores the fight, the others find it stored
+    or answer 409 (the seed row or the events were written by the winner meanwhile);
+    none answers 5xx, and the stream holds the fight once."""
+    seed = f"api-race-{uuid.uuid4().hex[:8]}"
+    body = {**DUEL, "fights": 20, "seed": seed, "save": True}
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(lambda _: post(api, body), range(6)))
+    assert sorted({r.status_code for r in answers}) in ([200], [200, 409]), [
+        r.text for r in answers
+    ]
+    saved = [r.json()["encounter"] for r in answers if r.status_code == 200]
+    assert sum(e["saved"] for e in saved) == 1 and len({e["id"] for e in saved}) == 1
+    for r in answers:
+        if r.status_code == 409:
+            assert r.json()["error"]["code"] == "conflict"
+    report = api.http.get(f"/api/encounters/{saved[0]['id']}/verify").json()
+    assert report["chain"] is True and report["dice"] is True and report["problems"] == []
+
+
 TWO_HANDED_WITH_SHIELD = {
     "preset": "milicien",
     "weapons": [{"name": "bow", "kind": "shoot", "dmg": 8, "two_handed": True}],
