@@ -43,6 +43,7 @@ from server.tables import (
     KeyOutcome,
     LockedWebhook,
     NewDelivery,
+    NewWebhook,
     TokenRow,
     WebhookConfig,
     WebhookHead,
@@ -317,25 +318,14 @@ class MemoryTables:
         return KeyOutcome(body_hash, status, msgspec.json.decode(outcome))
 
     # --- webhooks --------------------------------------------------------------------
-    async def set_webhook(
-        self,
-        encounter: str,
-        hook_id: str,
-        url: str,
-        format: str,
-        kinds: Sequence[str],
-        lang: str,
-        base: str,
-        secret: str,
-        checkpoint: int,
-    ) -> None:
+    async def set_webhook(self, hook: NewWebhook) -> None:
         """The encounter's one webhook, replacing (with its deliveries) any it had."""
         tx = await self._turn()
         before = dict(self._webhooks), dict(self._deliveries)
-        self._drop(encounter)
-        self._webhooks[encounter] = _Webhook(
-            hook_id, encounter, url, format, list(kinds), lang, base, secret, checkpoint,
-            self._now(tx),
+        self._drop(hook.encounter)
+        self._webhooks[hook.encounter] = _Webhook(
+            hook.id, hook.encounter, hook.url, hook.format, list(hook.kinds), hook.lang,
+            hook.base, hook.secret, hook.checkpoint, self._now(tx),
         )  # fmt: skip
 
         def undo() -> None:

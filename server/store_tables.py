@@ -28,6 +28,7 @@ from server.tables import (
     KeyOutcome,
     LockedWebhook,
     NewDelivery,
+    NewWebhook,
     TokenRow,
     WebhookConfig,
     WebhookHead,
@@ -268,33 +269,14 @@ class PostgresTables:
         return KeyOutcome(row["body_hash"], row["status"], msgspec.json.decode(row["outcome"]))
 
     # --- webhooks ----------------------------------------------------------------------
-    async def set_webhook(
-        self,
-        encounter: str,
-        hook_id: str,
-        url: str,
-        format: str,
-        kinds: Sequence[str],
-        lang: str,
-        base: str,
-        secret: str,
-        checkpoint: int,
-    ) -> None:
+    async def set_webhook(self, hook: NewWebhook) -> None:
         """Delete the encounter's webhook (its deliveries cascade) and insert the new one."""
         async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute("DELETE FROM webhooks WHERE encounter = $1", encounter)
+            await conn.execute("DELETE FROM webhooks WHERE encounter = $1", hook.encounter)
             await conn.execute(
-                _SQL_SET_WEBHOOK,
-                hook_id,
-                encounter,
-                url,
-                format,
-                list(kinds),
-                lang,
-                base,
-                secret,
-                checkpoint,
-            )
+                _SQL_SET_WEBHOOK, hook.id, hook.encounter, hook.url, hook.format,
+                list(hook.kinds), hook.lang, hook.base, hook.secret, hook.checkpoint,
+            )  # fmt: skip
 
     async def webhook_of(self, encounter: str) -> WebhookConfig | None:
         """The encounter's webhook, or None."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -64,6 +65,21 @@ class WebhookConfig(msgspec.Struct, frozen=True):
     kinds: list[str]
     lang: str
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class NewWebhook:
+    """A webhook to store for `encounter` (its secret kept out of repr, so out of logs)."""
+
+    id: str
+    encounter: str
+    url: str
+    format: str
+    kinds: list[str]
+    lang: str
+    base: str
+    secret: str = field(repr=False)
+    checkpoint: int
 
 
 class WebhookHead(msgspec.Struct, frozen=True):
@@ -213,18 +229,7 @@ class SideTables(Protocol):
         ...
 
     # --- webhooks and their deliveries -------------------------------------------------
-    async def set_webhook(
-        self,
-        encounter: str,
-        hook_id: str,
-        url: str,
-        format: str,
-        kinds: Sequence[str],
-        lang: str,
-        base: str,
-        secret: str,
-        checkpoint: int,
-    ) -> None:
+    async def set_webhook(self, hook: NewWebhook) -> None:
         """The encounter's one webhook, replacing (with its deliveries) any it had."""
         ...
 

@@ -27,6 +27,7 @@ from server.errors import HTTPError, json_response
 from server.outbound import Unsafe, check_url, vetted
 from server.requests import body_of, service
 from server.service import parse_id, stream_of
+from server.tables import NewWebhook
 from server.tokens import require_gm
 
 KINDS = ("turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed")
@@ -135,16 +136,11 @@ async def put_webhook(request: Request) -> Response:
     kinds = list(dict.fromkeys(body.kinds or KINDS))
     hook_id, secret = secrets.token_hex(8), secrets.token_hex(32)
     await svc.store.set_webhook(
-        eid,
-        hook_id,
-        body.url,
-        body.format,
-        kinds,
-        body.lang,
-        _origin(request),
-        secret,
-        head,  # only what happens from now on
-    )
+        NewWebhook(
+            hook_id, eid, body.url, body.format, kinds, body.lang, _origin(request), secret,
+            head,  # only what happens from now on
+        )
+    )  # fmt: skip
     request.app.state.webhooks.known(eid)
     return json_response(
         {

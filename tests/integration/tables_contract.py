@@ -16,7 +16,7 @@ import uuid
 import pytest
 
 from server.store import NewEvent, Store
-from server.tables import AlreadyStored, NewDelivery
+from server.tables import AlreadyStored, NewDelivery, NewWebhook
 from tests.integration.store_contract import META, Backend
 
 LEASE = 60.0
@@ -38,8 +38,8 @@ async def a_webhook(store: Store, encounter: str | None = None) -> tuple[str, st
     encounter = encounter or new_id()
     hook = secrets.token_hex(8)
     await store.set_webhook(
-        encounter, hook, "https://example.org/h", "json", ["turn_started"], "en",
-        "http://board", "s3cret", 0,
+        NewWebhook(hook, encounter, "https://example.org/h", "json", ["turn_started"], "en",
+                   "http://board", "s3cret", 0)
     )  # fmt: skip
     return encounter, hook
 
