@@ -69,11 +69,12 @@ class WebhookConfig(msgspec.Struct, frozen=True):
 
 @dataclass(frozen=True)
 class NewWebhook:
-    """A webhook to store for `encounter` (its secret kept out of repr, so out of logs)."""
+    """A webhook to store for `encounter` (its URL and secret kept out of repr, so out of
+    any log line that prints one)."""
 
     id: str
     encounter: str
-    url: str
+    url: str = field(repr=False)
     format: str
     kinds: list[str]
     lang: str
