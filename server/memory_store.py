@@ -71,7 +71,7 @@ class MemorySubscription:
     """Wake-ups from a MemoryEventStore: the same face as `server.subscription.Subscription`.
 
     Registered with its store while entered; every append puts a Wake(stream, version)
-    in its queue, and a Wake() comes every `tick` seconds when nothing else did. A full
+    in its queue, and a Wake() comes every `tick` seconds whatever else came. A full
     queue drops wakes, which is harmless: one pending wake already means "re-read".
     """
 
@@ -79,6 +79,7 @@ class MemorySubscription:
         self._store = store
         self._tick = tick
         self._queue: asyncio.Queue[Wake] = asyncio.Queue(maxsize=1024)
+        self._next_tick: float | None = None  # loop time of the next periodic Wake
         self.reconnects = 0  # never: there is no connection to lose
 
     async def __aenter__(self) -> MemorySubscription:
@@ -97,10 +98,20 @@ class MemorySubscription:
         return self
 
     async def __anext__(self) -> Wake:
-        try:
-            return await asyncio.wait_for(self._queue.get(), self._tick)
-        except TimeoutError:
-            return Wake()
+        # As server.subscription: the tick comes every `tick` seconds however many wakes
+        # arrive meanwhile, so a wake dropped by a full queue is made up within a tick
+        # even while other streams keep the queue busy.
+        loop = asyncio.get_running_loop()
+        if self._next_tick is None:
+            self._next_tick = loop.time() + self._tick
+        left = self._next_tick - loop.time()
+        if left > 0:
+            try:
+                return await asyncio.wait_for(self._queue.get(), left)
+            except TimeoutError:
+                pass
+        self._next_tick = loop.time() + self._tick
+        return Wake()
 
     def drain(self) -> int:
         """Forget pending wakes (call right before re-reading); returns how many."""

@@ -254,3 +254,35 @@ class StoreContract:
             # test's append), never a repeat of ours.
             quiet = await asyncio.wait_for(anext(wakes), 10)
             assert quiet.stream != stream
+
+    async def test_the_tick_comes_even_while_appends_keep_the_subscription_busy(
+        self, backend: Backend
+    ) -> None:
+        """The safety net of a lost wake-up: a periodic Wake() every tick, however many
+        appends wake the subscription meanwhile (here one every 20 ms, ten a tick)."""
+        store, stream = backend.store, new_stream()
+        stop = asyncio.Event()
+
+        async def busy() -> None:
+            version = 0
+            while not stop.is_set():
+                await store.append(stream, version, [hit(version + 1)], META)
+                version += 1
+                await asyncio.sleep(0.02)
+
+        async with store.subscribe(tick=0.2) as wakes:
+            running = asyncio.create_task(busy())
+            try:
+                loop = asyncio.get_running_loop()
+                start, ticks, woken = loop.time(), 0, 0
+                while loop.time() - start < 1.5:
+                    wake = await asyncio.wait_for(anext(wakes), 10)
+                    if wake.stream is None:
+                        ticks += 1
+                    elif wake.stream == stream:
+                        woken += 1
+                assert woken >= 10  # the appends did keep it busy
+                assert ticks >= 3  # ~7 ticks of 0.2 s in 1.5 s; none if a busy queue starves them
+            finally:
+                stop.set()
+                await running
