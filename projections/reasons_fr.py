@@ -13,6 +13,11 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     for p, fr in (
         (r"^not your turn$", "ce n'est pas votre tour"),
         (
+            r"^an Elemental Magic user's counter follows rules the GM settles$",
+            "la Contre-Attaque d'un utilisateur de Magie Élémentaire suit des règles que le MJ"
+            " tranche",
+        ),
+        (
             r"^only the GM grants a situational bonus or malus$",
             "seul le MJ accorde un bonus ou un malus de situation",
         ),

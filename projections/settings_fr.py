@@ -58,6 +58,10 @@ DESCRIPTIONS_FR: dict[str, dict[str, str]] = {
         " du RP",
         "reduction.rank_source": "réduction au rang de la caractéristique du défenseur",
         "counter.allow_lower_rank": "une Contre-Attaque peut être d'un rang inférieur",
+        "counter.elemental_rules": (
+            "une Contre-Attaque par un utilisateur de Magie Élémentaire : réglée par le MJ"
+            " (ses règles ne sont pas dans la source), ou par les règles habituelles"
+        ),
         "counter.partial_block": "ce que bloque une Contre-Attaque ratée",
         "chain.clamp": "les réductions ramènent chaque coup à 0 au moins, ou le total",
         "flee.compare": "comment se compare « une Agilité plus haute »",

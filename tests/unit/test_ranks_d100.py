@@ -12,6 +12,7 @@ from domain import events as ev
 from domain.errors import Invalid, RuleViolation
 from domain.rules.ranks.settings import merged
 from domain.rules.ranks.sheet import validate
+from projections.reasons_fr import reason_fr
 from tests.unit.test_ranks_support import (
     Table,
     checks,
@@ -631,6 +632,42 @@ def test_RK_62_a_counter_of_a_lower_rank_is_refused() -> None:
         10,
     )
     assert (refusal.code, refusal.rule) == ("rule_violation", "RK-62")
+
+
+def test_RK_64_an_elemental_magic_users_counter_is_the_gms_to_settle() -> None:
+    t, a, b = duel(master(STR="B"), master(STR="A", elemental=True))
+    t.act(a, "attack_physical", 10, target=b)
+    (counter,) = [e for e in legal_of(t, b) if e["action"] == "counter"]
+    assert (counter["enabled"], counter["rule"]) == (False, "RK-64")
+    assert reason_fr(counter["reason"]).startswith("la Contre-Attaque d'un utilisateur de Magie")
+    assert [e["enabled"] for e in legal_of(t, b) if e["action"] == "defend_end"] == [True]
+    before = len(t.events)
+    refusal = t.refused(
+        cmd.React(actor=b, reaction="counter", options={"action": "attack_physical"}), 10
+    )
+    assert (refusal.code, refusal.rule) == ("rule_violation", "RK-64")
+    assert len(t.events) == before
+    out = t.react(b, "defend_end", 10)  # the other answers stand
+    assert of_type(out, ev.ReactionResolved)
+
+
+def test_RK_64_the_standard_setting_counters_as_anyone_and_others_are_untouched() -> None:
+    t, a, b = duel(master(STR="B"), master(STR="A", elemental=True),
+                   {"counter.elemental_rules": "standard"})  # fmt: skip
+    t.act(a, "attack_physical", 10, target=b)
+    out = t.react(b, "counter", 10, action="attack_physical")
+    assert of_type(out, ev.ReactionResolved)[0].damage_taken == 0
+    t, a, b = duel(master(STR="B"), master(STR="A"))  # no flag: the usual rules (RK-60)
+    t.act(a, "attack_physical", 10, target=b)
+    (counter,) = [e for e in legal_of(t, b) if e["action"] == "counter"]
+    assert counter["enabled"] and "elemental" not in t.state.game.combatants[b].sheet
+
+
+@pytest.mark.parametrize("flag", ["yes", 1, None])
+def test_RK_64_the_elemental_flag_is_true_or_false(flag: object) -> None:
+    with pytest.raises(Invalid) as info:
+        validate(master(elemental=flag), merged({}))
+    assert info.value.rule == "RK-64"
 
 
 def test_RK_AMB_12_a_failed_counter_takes_the_full_damage() -> None:

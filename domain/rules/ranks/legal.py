@@ -12,7 +12,7 @@ from domain.rules.common.base import percent_under
 from domain.rules.ranks import skills
 from domain.rules.ranks.attack import ATTACKS, plan, short_of_mana
 from domain.rules.ranks.bond import master_of, servants_of
-from domain.rules.ranks.react import REDUCE, counter_refusal
+from domain.rules.ranks.react import REDUCE, counter_refusal, elemental_refusal
 from domain.rules.ranks.tables import LETTERS, Rank, health_malus, parse_rank, threshold
 from domain.state import Combatant, Game, Pending
 from domain.terms import Cost, LegalAction
@@ -216,7 +216,10 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
                 reasons.append((bool(keepers), "no Servant left to intercept", "RK-39"))
             choices = _counter_choices(me, pending, cfg) if option == "counter" else None
             extras = odds(me, REDUCE[option], cfg) if option in REDUCE else {}
-            if choices is not None:
+            elemental = elemental_refusal(me, cfg) if option == "counter" else None
+            if elemental is not None:
+                reasons.append((False, elemental.message, "RK-64"))
+            elif choices is not None:
                 reasons.append(
                     (
                         bool(choices["action"]),

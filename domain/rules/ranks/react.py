@@ -49,6 +49,18 @@ def _reduction(
     return taken, "reduced", replace(info, reduction=cut, rule="RK-59")
 
 
+def elemental_refusal(me: Combatant, cfg: Mapping[str, Any]) -> Refused | None:
+    """RK-64: an Elemental Magic user counters by rules the source leaves out; unless
+    `counter.elemental_rules` is `standard`, the GM settles such a counter (RK-AMB-26)."""
+    if me.sheet.get("elemental") and cfg["counter.elemental_rules"] == "gm":
+        return Refused(
+            "rule_violation",
+            "an Elemental Magic user's counter follows rules the GM settles",
+            "RK-64",
+        )
+    return None
+
+
 def counter_refusal(
     me: Combatant, pending: Pending, options: Mapping[str, Any], cfg: Mapping[str, Any]
 ) -> tuple[Attack | None, Refused | None]:
@@ -60,6 +72,9 @@ def counter_refusal(
         raise RuleViolation(
             f"options.action names the counter's attack: {sorted(ATTACKS)}", "RK-60"
         )
+    elemental = elemental_refusal(me, cfg)
+    if elemental is not None:
+        return None, elemental
     try:
         counter = plan(me, str(action), options.get("rank"), options, cfg)
     except Refused as why:

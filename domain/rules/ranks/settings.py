@@ -90,6 +90,13 @@ SETTINGS: Mapping[str, Setting] = {
     "counter.allow_lower_rank": Setting(
         False, "a counter may be of a lower rank", "RK-AMB-12", choices=(False, True)
     ),
+    "counter.elemental_rules": Setting(
+        "gm",
+        "a counter by an Elemental Magic user: settled by the GM (its rules are not in the"
+        " source), or by the usual counter rules",
+        "RK-64",
+        choices=("gm", "standard"),
+    ),
     "counter.partial_block": Setting(
         "none", "what a failed counter blocks", "RK-AMB-12", choices=("none",)
     ),

@@ -36,6 +36,7 @@ _FIELDS = frozenset(
         "noble_phantasms",
         "spells",
         "boosted",
+        "elemental",
         "master",
         "hp",
         "mana",
@@ -177,6 +178,11 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
     if not isinstance(boosted, list) or not set(boosted) <= set(CORE_STATS) | {"MAGIC"}:
         raise Invalid("sheet.boosted lists stats raised to EX by a boost", "RK-31")
     out["boosted"] = sorted(set(boosted))
+    elemental = sheet.get("elemental", False)
+    if not isinstance(elemental, bool):
+        raise Invalid("sheet.elemental is true for an Elemental Magic user", "RK-64")
+    if elemental:  # kept only when set, so every other sheet stays as it was
+        out["elemental"] = True
     _check_ex_caps(out)
     out["skills"] = validate_skills(sheet.get("skills", []))
     seals = validate_seals(kind, sheet.get("command_seals"))
