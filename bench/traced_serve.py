@@ -84,7 +84,7 @@ def install(path: Path) -> None:
         mark("lock")
         rec = CURRENT.get()
         if rec is not None and "idle" not in rec:
-            rec["idle"] = self.pool.get_idle_size()
+            rec["idle"] = self.store._pool.get_idle_size()  # bench-only: the adapter's pool
         return await attempt(self, *args, **kw)
 
     setattr(service.EncounterService, "_attempt", traced_attempt)  # noqa: B010
