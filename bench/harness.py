@@ -20,7 +20,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -524,6 +524,48 @@ def bench_command(i: int, tag: str, adjust_every: int) -> dict[str, Any]:
             "reason": key,
         }
     return {"type": "roll", "expr": "1d20", "purpose": key}
+
+
+async def spectator_socket(ws_base: str, made: dict[str, Any]) -> Any:
+    """A spectator websocket on `ws_base` to the encounter `made` (new_encounter's answer),
+    its snapshot already read."""
+    from websockets.asyncio.client import connect
+
+    ws = await connect(
+        f"{ws_base}/ws/encounters/{made['id']}?token={made['spectator_token']}",
+        open_timeout=10,
+        ping_interval=None,
+        close_timeout=2,
+    )
+    await asyncio.wait_for(ws.recv(), 10)  # snapshot
+    return ws
+
+
+async def fire_paced(
+    rate: float,
+    seconds: float,
+    send: Callable[[dict[str, Any], str], Coroutine[Any, Any, None]],
+    cpu: CpuLedger,
+) -> tuple[int, float]:
+    """`send(bench_command(i), key)` open-loop at `rate`/s: one second of warm-up (keys
+    w<i>, not counted), then `seconds` measured (m<i>), `cpu` started where they begin.
+    Waits for every send; returns (commands fired, the firing span in seconds)."""
+    warm = int(rate)
+    total = warm + int(rate * seconds)
+    tasks: list[asyncio.Task[None]] = []
+    loop = asyncio.get_running_loop()
+    t0 = loop.time() + 0.05
+    for i in range(total):
+        if i == warm:
+            cpu.start()
+        delay = t0 + i / rate - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tag = "w" if i < warm else "m"
+        tasks.append(asyncio.create_task(send(bench_command(i, tag, 4), f"{tag}{i}")))
+    span = loop.time() - t0
+    await asyncio.wait_for(asyncio.gather(*tasks), 60)
+    return total, span
 
 
 # --- report ----------------------------------------------------------------------------

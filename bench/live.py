@@ -71,6 +71,7 @@ from bench.harness import (
     command,
     cpu_seconds,
     ensure_database,
+    fire_paced,
     machine,
     ms,
     new_encounter,
@@ -82,6 +83,7 @@ from bench.harness import (
     self_cpu,
     shares,
     spawn,
+    spectator_socket,
     start_fracas,
     stop,
     stop_all_started,
@@ -151,8 +153,6 @@ async def bare_server(port: int, message: Path) -> None:
 
 
 async def round_trip(url: str, logdir: Path, rate: float, seconds: float) -> dict[str, Any]:
-    from websockets.asyncio.client import connect
-
     one = two = None
     ws = None
     reader_task = None
@@ -162,13 +162,7 @@ async def round_trip(url: str, logdir: Path, rate: float, seconds: float) -> dic
         async with Http(one.base, timeout=10) as http:
             made = await new_encounter(http, rolls=20)
             eid, gm = made["id"], made["gm_token"]
-            ws = await connect(
-                f"{two.ws}/ws/encounters/{eid}?token={made['spectator_token']}",
-                open_timeout=10,
-                ping_interval=None,
-                close_timeout=2,
-            )
-            await asyncio.wait_for(ws.recv(), 10)  # snapshot
+            ws = await spectator_socket(two.ws, made)
             sent: dict[str, float] = {}
             got: dict[str, float] = {}
             answered: dict[str, float] = {}
@@ -198,21 +192,7 @@ async def round_trip(url: str, logdir: Path, rate: float, seconds: float) -> dic
 
             reader_task = asyncio.create_task(reader())
             cpu = CpuLedger({"one": one.pid, "two": two.pid})
-            warm = int(rate)  # one second of warm-up, not counted
-            total = warm + int(rate * seconds)
-            tasks: list[asyncio.Task[None]] = []
-            loop = asyncio.get_running_loop()
-            t0 = loop.time() + 0.05
-            for i in range(total):
-                if i == warm:
-                    cpu.start()
-                delay = t0 + i / rate - loop.time()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                tag = "w" if i < warm else "m"
-                tasks.append(asyncio.create_task(send(bench_command(i, tag, 4), f"{tag}{i}")))
-            span = loop.time() - t0
-            await asyncio.wait_for(asyncio.gather(*tasks), 60)
+            total, span = await fire_paced(rate, seconds, send, cpu)
             used = cpu.stop()
             measured = [k for k in sent if k.startswith("m")]
             deadline = time.monotonic() + 5

@@ -34,13 +34,14 @@ from bench.harness import (
     CpuLedger,
     Http,
     Proc,
-    bench_command,
     command,
     ensure_database,
+    fire_paced,
     new_encounter,
     percentile,
     shares,
     spawn,
+    spectator_socket,
     stop,
     stop_all_started,
     wait_ready,
@@ -86,8 +87,6 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
 
 
 async def trial(url: str, logdir: Path, rate: float, seconds: float, n: int) -> dict[str, Any]:
-    from websockets.asyncio.client import connect
-
     one = two = None
     ws = None
     reader_task = None
@@ -97,13 +96,7 @@ async def trial(url: str, logdir: Path, rate: float, seconds: float, n: int) -> 
         async with Http(one.base, timeout=10) as http:
             made = await new_encounter(http, rolls=20)
             eid, gm = made["id"], made["gm_token"]
-            ws = await connect(
-                f"{two.ws}/ws/encounters/{eid}?token={made['spectator_token']}",
-                open_timeout=10,
-                ping_interval=None,
-                close_timeout=2,
-            )
-            await asyncio.wait_for(ws.recv(), 10)  # snapshot
+            ws = await spectator_socket(two.ws, made)
             pts: dict[str, dict[str, Any]] = {}
 
             async def reader() -> None:
@@ -126,19 +119,7 @@ async def trial(url: str, logdir: Path, rate: float, seconds: float, n: int) -> 
             reader_task = asyncio.create_task(reader())
             cpu = CpuLedger({"one": one.pid, "two": two.pid})
             load_before = os.getloadavg()
-            warm, loop = int(rate), asyncio.get_running_loop()
-            total = warm + int(rate * seconds)
-            tasks: list[asyncio.Task[None]] = []
-            t0 = loop.time() + 0.05
-            for i in range(total):
-                if i == warm:
-                    cpu.start()
-                delay = t0 + i / rate - loop.time()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                tag = "w" if i < warm else "m"
-                tasks.append(asyncio.create_task(send(bench_command(i, tag, 4), f"{tag}{i}")))
-            await asyncio.wait_for(asyncio.gather(*tasks), 60)
+            await fire_paced(rate, seconds, send, cpu)
             used = cpu.stop()
             deadline = time.monotonic() + 5
             measured = [k for k in pts if k.startswith("m")]
