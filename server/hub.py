@@ -301,9 +301,13 @@ class Hub:
         by_role: dict[str, list[Watcher]] = {}
         for w in room.watchers:
             by_role.setdefault(w.role, []).append(w)
+        seen: dict[str, list[Any]] = {}  # filtered once per whole board ("gm", "public")
         for role, watchers in by_role.items():
             new = room.board_now(role)
-            events = room.visible(envs, role)
+            whole = whole_view(role)
+            events = seen.get(whole)
+            if events is None:
+                events = seen[whole] = room.visible(envs, whole)
             full = patched = None
             old = before.get(role)
             for w in watchers:
