@@ -83,7 +83,7 @@ WARM_UP = 2.0
 async def fresh_database(url: str) -> None:
     import asyncpg
 
-    from server.db import url_with_database
+    from server.store.db import url_with_database
 
     name = url.rsplit("/", 1)[1].split("?")[0]
     conn = await asyncpg.connect(url_with_database(url, "postgres"))

@@ -485,10 +485,10 @@ async def grow(url: str, events: int) -> tuple[str, str, str, str, float]:
     from domain.events import event_data
     from domain.state import GM
     from projections.view import Projection
-    from server import db
     from server.metrics import Metrics
     from server.service import EncounterService, Roller, stream_of
-    from server.store import NewEvent, PostgresEventStore
+    from server.store import db
+    from server.store.postgres import NewEvent, PostgresEventStore
 
     pool = await db.create_pool(url)
     try:
@@ -561,9 +561,9 @@ async def fold_in_process(url: str, eid: str, reps: int = 3) -> dict[str, Any]:
 
     from projections.board import board
     from projections.view import fold
-    from server import db
     from server.service import stream_of
-    from server.store import PostgresEventStore
+    from server.store import db
+    from server.store.postgres import PostgresEventStore
 
     pool = await db.create_pool(url)
     try:

@@ -172,7 +172,7 @@ async def drive(
 async def soak(args: argparse.Namespace) -> dict[str, Any]:
     import asyncpg
 
-    from server.db import url_with_database
+    from server.store.db import url_with_database
 
     name = f"bench_soak_{secrets.token_hex(4)}"
     admin = await asyncpg.connect(args.url)

@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.harness import ROOT, percentile
 from bench.harness import machine as machine_facts
-from server.db import _reset_if_dirty, apply_schema, create_pool, url_with_database
-from server.store import NewEvent, PostgresEventStore, Recorded
+from server.store.db import _reset_if_dirty, apply_schema, create_pool, url_with_database
+from server.store.postgres import NewEvent, PostgresEventStore, Recorded
 
 SCRATCH = "fracas_bench"
 META = {"command_id": "bench", "actor": "gm", "rules_version": "bench-1"}
@@ -283,7 +283,7 @@ SQL_NAMES = (
 @contextlib.contextmanager
 def calling(store: PostgresEventStore, v: Variant) -> Iterator[None]:
     """store.append into `v.table`, with `v`'s NOTIFY."""
-    from server import store as store_module
+    from server.store import postgres as store_module
 
     saved = {name: getattr(store_module, name) for name in SQL_NAMES}
     for name, sql in saved.items():

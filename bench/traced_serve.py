@@ -51,8 +51,8 @@ def install(path: Path) -> None:
     import server.app as app
     import server.service as service
     from server.hub import Hub
-    from server.store import PostgresEventStore
-    from server.subscription import Subscription
+    from server.store.listen import Subscription
+    from server.store.postgres import PostgresEventStore
 
     post_command = app.post_command
 

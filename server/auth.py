@@ -12,8 +12,8 @@ import secrets
 from typing import Any, cast
 
 from domain.state import Principal, Role
-from server.subscription import Conn
-from server.tables import SideTables
+from server.store.listen import Conn
+from server.store.tables import SideTables
 
 
 def new_token() -> str:

@@ -45,7 +45,7 @@ from server import auth
 from server.errors import HTTPError, json_response
 from server.requests import bearer, body_of, limit_creation, service
 from server.service import EncounterService, Then, envelope, parse_id
-from server.store import ConcurrencyError, NewEvent, Recorded
+from server.store.postgres import ConcurrencyError, NewEvent, Recorded
 
 RULESET = "ranks-d100"
 RETRIES = 5

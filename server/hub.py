@@ -34,7 +34,7 @@ from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.metrics import Metrics
 from server.service import KEEP_LINES, envelope
-from server.store import EventStore
+from server.store.postgres import EventStore
 from server.updates import patch_update, scoped, whole_view
 from server.ws_transport import BACKLOG, Direct, Shared
 

@@ -48,7 +48,7 @@ def data_location(flag: str | None) -> str:
     url = configured_url(flag)
     if url is not None:
         return f"PostgreSQL at {where(url)}"
-    from server.embedded import default_home
+    from server.store.embedded import default_home
 
     home = (fracas_home() or default_home()).expanduser().resolve()
     return f"embedded PostgreSQL in {home / 'pgdata'}"
@@ -58,7 +58,7 @@ async def open_pool(url: str) -> Any:
     """`db.open_app_pool`, its failures to connect turned into one-line UserErrors."""
     import asyncpg
 
-    from server import db
+    from server.store import db
 
     try:
         return await db.open_app_pool(url)
@@ -89,10 +89,10 @@ async def check_reachable(url: str) -> None:
 
 async def with_service(url: str | None, work: Callable[[Any], Awaitable[int]]) -> int:
     """Run `work(service)` on the database the flag, $DATABASE_URL or the embedded default names."""
-    from server import db
     from server.metrics import Metrics
     from server.service import EncounterService
-    from server.store import PostgresEventStore
+    from server.store import db
+    from server.store.postgres import PostgresEventStore
 
     resolved, stop = db.resolve_database_url(url, fracas_home())
     try:

@@ -201,8 +201,8 @@ async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict
     from domain.rules.d20_na.resolver import fight_seed
     from server import auth
     from server.service import stream_of
-    from server.store import ConcurrencyError, NewEvent
-    from server.tables import AlreadyStored
+    from server.store.postgres import ConcurrencyError, NewEvent
+    from server.store.tables import AlreadyStored
 
     encounter_id, secret = fight_seed(seed, 0)
     stream = stream_of(encounter_id)

@@ -24,7 +24,7 @@ from server import auth
 from server.errors import HTTPError, json_response
 from server.requests import bearer, body_of, service
 from server.service import parse_id
-from server.tables import SideTables
+from server.store.tables import SideTables
 
 log = logging.getLogger(__name__)
 

@@ -36,8 +36,8 @@ from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.outbound import Allow, Unsafe, post
 from server.service import stream_of
-from server.store import Store
-from server.tables import Claimed, NewDelivery
+from server.store.postgres import Store
+from server.store.tables import Claimed, NewDelivery
 from server.webhooks import message, payload
 
 log = logging.getLogger(__name__)

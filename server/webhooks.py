@@ -27,7 +27,7 @@ from server.errors import HTTPError, json_response
 from server.outbound import Unsafe, check_url, vetted
 from server.requests import body_of, service
 from server.service import parse_id, stream_of
-from server.tables import NewWebhook
+from server.store.tables import NewWebhook
 from server.tokens import require_gm
 
 KINDS = ("turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed")

@@ -22,9 +22,9 @@ import asyncpg
 import pytest
 import pytest_asyncio
 
-from server.db import APP_ROLE, apply_schema, create_pool, url_with_database
-from server.embedded import EmbeddedPostgres
-from server.store import PostgresEventStore
+from server.store.db import APP_ROLE, apply_schema, create_pool, url_with_database
+from server.store.embedded import EmbeddedPostgres
+from server.store.postgres import PostgresEventStore
 
 
 @contextlib.contextmanager

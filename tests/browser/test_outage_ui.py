@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from server.embedded import EmbeddedPostgres
+from server.store.embedded import EmbeddedPostgres
 from tests.e2e.conftest import Api, start_server, stop_server
 
 pytestmark = pytest.mark.browser

@@ -19,7 +19,7 @@ import httpx
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from server.embedded import EmbeddedPostgres
+from server.store.embedded import EmbeddedPostgres
 from tests.e2e.conftest import Api, Instance, start_server, stop_server
 from tests.e2e.test_http import setup_fight
 

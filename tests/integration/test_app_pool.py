@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from server.db import APP_ROLE, open_app_pool
+from server.store.db import APP_ROLE, open_app_pool
 
 
 async def test_the_server_pool_acts_as_fracas_app_and_cannot_rewrite_history(

@@ -8,8 +8,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from server.db import resolve_database_url
-from server.embedded import default_home
+from server.store.db import resolve_database_url
+from server.store.embedded import default_home
 
 
 async def test_without_a_database_url_an_embedded_server_starts_and_keeps_its_data(

@@ -13,7 +13,7 @@ from domain.state import GM
 from server.hub import QUEUE, Hub, Watcher
 from server.metrics import Metrics
 from server.service import EncounterService, stream_of
-from server.store import PostgresEventStore
+from server.store.postgres import PostgresEventStore
 
 
 async def test_a_watcher_whose_queue_fills_is_dropped_and_the_others_get_every_update(

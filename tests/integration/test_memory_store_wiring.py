@@ -15,9 +15,9 @@ from domain import commands as cmd
 from domain.chain import first_break
 from domain.state import GM
 from server.hub import Hub, Watcher
-from server.memory_store import MemoryEventStore
 from server.metrics import Metrics
 from server.service import EncounterService, envelope, stream_of
+from server.store.memory import MemoryEventStore
 
 
 async def next_update(w: Watcher) -> dict[str, Any]:

@@ -19,8 +19,8 @@ import msgspec
 import pytest
 
 from domain.chain import GENESIS, first_break, link
-from server.db import apply_schema
-from server.store import ConcurrencyError, NewEvent, PostgresEventStore, Recorded, tail
+from server.store.db import apply_schema
+from server.store.postgres import ConcurrencyError, NewEvent, PostgresEventStore, Recorded, tail
 
 META = {"command_id": "c-1", "actor": "gm", "rules_version": "test-1"}
 APPEND = "SELECT * FROM fracas_append($1, 0, $2, $3::jsonb)"  # a new stream, by hand
@@ -204,7 +204,7 @@ async def test_an_append_in_a_transaction_notifies_once_committed_and_never_if_r
     store: PostgresEventStore, pool: Pool, inline: bool
 ) -> None:
     """Either way the store notifies (in the append's statement when it is alone, after
-    commit when others are under way: server.db.Connection says when a transaction ends)."""
+    commit when others are under way: server.store.db.Connection says when a transaction ends)."""
     kept, dropped, later = new_stream(), new_stream(), new_stream()
     ours = {kept, dropped, later}
     store.notify_inline = inline
@@ -538,7 +538,7 @@ async def test_appends_inside_transactions_never_wait_for_a_second_pooled_connec
     """As many callers as the pool has connections, each appending inside its own
     transaction to a stream the store has not seen: the head is read on the caller's
     connection, so none of them waits for a connection that only another caller can free."""
-    from server.db import create_pool
+    from server.store.db import create_pool
 
     small = await create_pool(database_url, min_size=1, max_size=2)
     try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from server.memory_store import MemoryEventStore
-from server.store import PostgresEventStore
+from server.store.memory import MemoryEventStore
+from server.store.postgres import PostgresEventStore
 from tests.integration.store_contract import Backend, StoreContract
 from tests.integration.tables_contract import TablesContract
 

@@ -1,9 +1,9 @@
 """The side tables of the store port on PostgreSQL: their SQL, in `PostgresTables`.
 
-`PostgresTables` is a base of `server.store.PostgresEventStore`, so the adapter is one
+`PostgresTables` is a base of `server.store.postgres.PostgresEventStore`, so the adapter is one
 object and all the server's SQL lives in server/store.py (the events) and here (tokens,
 dice seeds, command keys, webhooks and their deliveries). The port and its rows are
-`server.tables`; asyncpg errors are translated here (a unique violation on a row that
+`server.store.tables`; asyncpg errors are translated here (a unique violation on a row that
 is only inserted once becomes `AlreadyStored`).
 """
 
@@ -18,8 +18,8 @@ import asyncpg
 import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
-from server.subscription import Conn
-from server.tables import (
+from server.store.listen import Conn
+from server.store.tables import (
     Alive,
     AlreadyStored,
     Claimed,

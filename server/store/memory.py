@@ -1,6 +1,6 @@
 """The event store port in memory: for tests, demos and a server without PostgreSQL.
 
-It keeps the invariants of `server.store.EventStore` the way the PostgreSQL adapter does,
+It keeps the invariants of `server.store.postgres.EventStore` the way the PostgreSQL adapter does,
 and the same contract tests hold it to them (tests/integration/store_contract.py):
 
 * versions are gapless per stream; an append at any other than the current version
@@ -16,7 +16,7 @@ It is asyncio-safe, not thread-safe: use it from one event loop. Every call yiel
 the loop once before it looks at anything (as a database round trip would), so races
 between tasks happen here as they do against PostgreSQL. The side tables and the
 transactions (one at a time, undone whole if they raise) are its base,
-`server.memory_tables.MemoryTables`: an append inside a transaction is undone with it.
+`server.store.memory_tables.MemoryTables`: an append inside a transaction is undone with it.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from typing import Any
 import msgspec
 
 from domain.chain import GENESIS, chain_rows
-from server.memory_tables import MemoryTables
-from server.store import ConcurrencyError, NewEvent, Recorded
-from server.subscription import Conn, Wake
+from server.store.listen import Conn, Wake
+from server.store.memory_tables import MemoryTables
+from server.store.postgres import ConcurrencyError, NewEvent, Recorded
 
 # The CHECK of events.type in schema.sql: the same events are refused on both stores.
 _TYPE_TAG = re.compile(r"[a-z][a-z0-9_]*")
@@ -68,7 +68,7 @@ class _Stored(msgspec.Struct, frozen=True):
 
 
 class MemorySubscription:
-    """Wake-ups from a MemoryEventStore: the same face as `server.subscription.Subscription`.
+    """Wake-ups from a MemoryEventStore: the same face as `server.store.listen.Subscription`.
 
     Registered with its store while entered; every append puts a Wake(stream, version)
     in its queue, and a Wake() comes every `tick` seconds whatever else came. A full
@@ -98,7 +98,7 @@ class MemorySubscription:
         return self
 
     async def __anext__(self) -> Wake:
-        # As server.subscription: the tick comes every `tick` seconds however many wakes
+        # As server.store.listen: the tick comes every `tick` seconds however many wakes
         # arrive meanwhile, so a wake dropped by a full queue is made up within a tick
         # even while other streams keep the queue busy.
         loop = asyncio.get_running_loop()

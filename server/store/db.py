@@ -13,7 +13,7 @@ import asyncpg
 import asyncpg.transaction
 from asyncpg.pool import PoolConnectionProxy
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema.sql"
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schema.sql"
 APP_ROLE = "fracas_app"
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ def resolve_database_url(
     from_env = os.environ.get("DATABASE_URL")
     if from_env:
         return from_env, None
-    from server.embedded import start_embedded
+    from server.store.embedded import start_embedded
 
     return start_embedded(home)
 

@@ -1,10 +1,10 @@
 """The side tables' half of the store port: tokens, dice seeds, command keys, webhooks
 and their deliveries (mutable state that is not history, schema.sql).
 
-`SideTables` is the port and these are its rows. `server.store_tables` is its
-PostgreSQL half (a base of `server.store.PostgresEventStore`, so the adapter is one
+`SideTables` is the port and these are its rows. `server.store.postgres_tables` is its
+PostgreSQL half (a base of `server.store.postgres.PostgresEventStore`, so the adapter is one
 object, and all the server's SQL lives in server/store.py and there);
-`server.memory_tables` is the same port in memory. The same contract tests hold both
+`server.store.memory_tables` is the same port in memory. The same contract tests hold both
 (tests/integration/tables_contract.py).
 
 Writes that must land with others take `conn`, an open transaction from
@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from server.subscription import Conn
+from server.store.listen import Conn
 
 
 class AlreadyStored(Exception):

@@ -5,10 +5,10 @@ All the SQL of the event log lives in schema.sql (its checks: the trigger
 tables' in server/store_tables.py): a stale expected version or a lost race becomes
 `ConcurrencyError`, data the database refuses becomes `ValueError`.
 The rows an append writes (versions, prev_hash, hash, recorded_at) are built by the pure
-`domain.chain.chain_rows`; this adapter only writes them. `server.memory_store` is the
+`domain.chain.chain_rows`; this adapter only writes them. `server.store.memory` is the
 same port in memory, held to the same contract tests (tests/integration/store_contract.py).
 The side tables (tokens, dice seeds, command keys, webhooks) are the other half of the
-port, `Store` (`server.tables`): their SQL is in server/store_tables.py, a base of
+port, `Store` (`server.store.tables`): their SQL is in server/store_tables.py, a base of
 PostgresEventStore.
 """
 
@@ -27,10 +27,10 @@ import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
 from domain.chain import GENESIS, chain_rows
-from server.store_tables import PostgresTables
-from server.subscription import Conn as _Conn
-from server.subscription import Subscription, Wake
-from server.tables import SideTables
+from server.store.listen import Conn as _Conn
+from server.store.listen import Subscription, Wake
+from server.store.postgres_tables import PostgresTables
+from server.store.tables import SideTables
 
 log = logging.getLogger(__name__)
 
@@ -226,7 +226,7 @@ def _now() -> str:
 
 class PostgresEventStore(PostgresTables):
     """The store on PostgreSQL via asyncpg (schema.sql must be applied): the events
-    here, the side tables in its base `server.store_tables.PostgresTables`.
+    here, the side tables in its base `server.store.postgres_tables.PostgresTables`.
 
     Keeps a small cache stream -> (version, hash) of heads it has seen, so an append
     knows its prev_hash without an extra round trip. A stale entry costs one `head()`
@@ -287,7 +287,7 @@ class PostgresEventStore(PostgresTables):
         # other append of this process is under way (nothing to serialise with here),
         # in the append's own statement; otherwise after commit, by the notifier, which
         # sends many streams in one statement. After commit needs to know when the
-        # transaction ends: a server.db.Connection says so (`on_end`); on a plain
+        # transaction ends: a server.store.db.Connection says so (`on_end`); on a plain
         # asyncpg connection in a transaction the NOTIFY stays in the statement.
         in_transaction = conn is not None and conn.is_in_transaction()
         on_end = getattr(conn, "on_end", None) if in_transaction else None
@@ -518,4 +518,4 @@ async def tail(
 
 class Store(EventStore, SideTables, Protocol):
     """The whole store port: the event log and the side tables, one adapter per backend
-    (PostgresEventStore, server.memory_store.MemoryEventStore)."""
+    (PostgresEventStore, server.store.memory.MemoryEventStore)."""

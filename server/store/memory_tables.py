@@ -1,8 +1,8 @@
 """The side tables of the store port in memory, and the memory store's transactions.
 
-`MemoryTables` is a base of `server.memory_store.MemoryEventStore`, as
-`server.store_tables.PostgresTables` is of the PostgreSQL store; both implement the port
-`server.tables.SideTables`, and the same contract tests hold both
+`MemoryTables` is a base of `server.store.memory.MemoryEventStore`, as
+`server.store.postgres_tables.PostgresTables` is of the PostgreSQL store; both implement the port
+`server.store.tables.SideTables`, and the same contract tests hold both
 (tests/integration/tables_contract.py). What the SQL promises, this keeps:
 
 * a token's hash and id are unique; a revoked token opens nothing and is kept;
@@ -33,8 +33,8 @@ from typing import Any, cast
 
 import msgspec
 
-from server.subscription import Conn
-from server.tables import (
+from server.store.listen import Conn
+from server.store.tables import (
     Alive,
     AlreadyStored,
     Claimed,
