@@ -485,8 +485,8 @@ async def grow(url: str, events: int) -> tuple[str, str, str, str, float]:
     from domain.events import event_data
     from domain.state import GM
     from projections.view import Projection
-    from server.metrics import Metrics
-    from server.service import EncounterService, Roller, stream_of
+    from server.services.encounters import EncounterService, Roller, stream_of
+    from server.services.metrics import Metrics
     from server.store import db
     from server.store.postgres import NewEvent, PostgresEventStore
 
@@ -561,7 +561,7 @@ async def fold_in_process(url: str, eid: str, reps: int = 3) -> dict[str, Any]:
 
     from projections.board import board
     from projections.view import fold
-    from server.service import stream_of
+    from server.services.encounters import stream_of
     from server.store import db
     from server.store.postgres import PostgresEventStore
 

@@ -49,7 +49,7 @@ def install(path: Path) -> None:
     import asyncpg.transaction
 
     import server.app as app
-    import server.service as service
+    import server.services.encounters as service
     from server.hub import Hub
     from server.store.listen import Subscription
     from server.store.postgres import PostgresEventStore

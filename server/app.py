@@ -33,7 +33,7 @@ from projections.filter import filter_events, secret_resources
 from projections.log import LANGS
 from projections.log.core import NARRATORS
 from projections.settings_fr import description_fr
-from server import openapi, ratelimit, ruletext
+from server import openapi, ratelimit
 from server.api_types import CreateEncounter
 from server.bounds import whole_param
 from server.campaigns import open_in_war, settling
@@ -55,10 +55,11 @@ from server.hub import Hub
 from server.live import WsMessage, WsPatchServerMessage, WsServerMessage, ws_encounter
 from server.live_war import ws_campaign
 from server.log_api import routes as log_routes
-from server.metrics import Metrics
 from server.requests import bearer, body_of, caller, limit_creation, service, view_role
 from server.resolver_http import routes as simulate_routes
-from server.service import CommandKey, EncounterService, Replayed, parse_id
+from server.services import ruletext
+from server.services.encounters import CommandKey, EncounterService, Replayed, parse_id
+from server.services.metrics import Metrics
 from server.store import db
 from server.store.postgres import PostgresEventStore
 from server.tokens import Revocations

@@ -41,10 +41,10 @@ from domain.errors import Forbidden, Invalid, NotFound, Refused, RuleViolation
 from domain.rules import REGISTRY
 from domain.rules.ranks.settings import SETTINGS
 from domain.state import GM, EncounterState
-from server import auth
 from server.errors import HTTPError, json_response
 from server.requests import bearer, body_of, limit_creation, service
-from server.service import EncounterService, Then, envelope, parse_id
+from server.services import auth
+from server.services.encounters import EncounterService, Then, envelope, parse_id
 from server.store.postgres import ConcurrencyError, NewEvent, Recorded
 
 RULESET = "ranks-d100"

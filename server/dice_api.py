@@ -14,12 +14,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from projections import dice
-from server import auth
 from server.campaigns import load as load_war
 from server.campaigns import parse_campaign
 from server.errors import HTTPError, json_response
 from server.requests import bearer, caller, service, view_role
-from server.service import parse_id
+from server.services import auth
+from server.services.encounters import parse_id
 
 
 async def encounter_dice(request: Request) -> Response:

@@ -32,8 +32,8 @@ from starlette.websockets import WebSocket
 from projections.board import board
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
-from server.metrics import Metrics
-from server.service import KEEP_LINES, envelope
+from server.services.encounters import KEEP_LINES, envelope
+from server.services.metrics import Metrics
 from server.store.postgres import EventStore
 from server.updates import patch_update, scoped, whole_view
 from server.ws_transport import BACKLOG, Direct, Shared

@@ -23,10 +23,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from domain.errors import Refused
 from domain.state import SPECTATOR
-from server import auth
 from server.hub import Hub, Watcher
 from server.requests import service, view_role
-from server.service import parse_id, stream_of
+from server.services import auth
+from server.services.encounters import parse_id, stream_of
 from server.updates import patch_view
 from server.ws_transport import Shared, direct
 

@@ -22,7 +22,7 @@ from projections.view import Projection
 from server.bounds import MAX_PARAM, whole_param
 from server.errors import HTTPError, json_response
 from server.requests import caller, service, view_role
-from server.service import parse_id, stream_of
+from server.services.encounters import parse_id, stream_of
 
 MAX_LIMIT = 200
 

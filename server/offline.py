@@ -89,8 +89,8 @@ async def check_reachable(url: str) -> None:
 
 async def with_service(url: str | None, work: Callable[[Any], Awaitable[int]]) -> int:
     """Run `work(service)` on the database the flag, $DATABASE_URL or the embedded default names."""
-    from server.metrics import Metrics
-    from server.service import EncounterService
+    from server.services.encounters import EncounterService
+    from server.services.metrics import Metrics
     from server.store import db
     from server.store.postgres import PostgresEventStore
 

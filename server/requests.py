@@ -9,7 +9,7 @@ from domain.state import SPECTATOR, Principal
 from server.bounds import check_json
 from server.errors import HTTPError
 from server.ratelimit import RateLimiter
-from server.service import EncounterService
+from server.services.encounters import EncounterService
 
 MAX_BODY = 1 << 20
 

@@ -199,8 +199,8 @@ async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict
     """Store the example fight as a closed encounter: its events, its (revealed) seed."""
     from domain.events import event_data
     from domain.rules.d20_na.resolver import fight_seed
-    from server import auth
-    from server.service import stream_of
+    from server.services import auth
+    from server.services.encounters import stream_of
     from server.store.postgres import ConcurrencyError, NewEvent
     from server.store.tables import AlreadyStored
 

@@ -20,10 +20,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from domain.state import Principal
-from server import auth
 from server.errors import HTTPError, json_response
 from server.requests import bearer, body_of, service
-from server.service import parse_id
+from server.services import auth
+from server.services.encounters import parse_id
 from server.store.tables import SideTables
 
 log = logging.getLogger(__name__)

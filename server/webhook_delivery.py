@@ -35,7 +35,7 @@ from domain import events as ev
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.outbound import Allow, Unsafe, post
-from server.service import stream_of
+from server.services.encounters import stream_of
 from server.store.postgres import Store
 from server.store.tables import Claimed, NewDelivery
 from server.webhooks import message, payload

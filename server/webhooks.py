@@ -26,7 +26,7 @@ from projections.log import principal
 from server.errors import HTTPError, json_response
 from server.outbound import Unsafe, check_url, vetted
 from server.requests import body_of, service
-from server.service import parse_id, stream_of
+from server.services.encounters import parse_id, stream_of
 from server.store.tables import NewWebhook
 from server.tokens import require_gm
 

@@ -18,12 +18,12 @@ from pathlib import Path
 site = Path(sys.argv[1]).resolve()
 sys.path.insert(0, str(site))  # ahead of the editable install's finder
 from domain.rules import REGISTRY
-import domain, projections.log, server.app, server.ruletext
+import domain, projections.log, server.app, server.services.ruletext
 for module in (domain, projections.log, server.app):
     assert Path(module.__file__).resolve().is_relative_to(site), module.__file__
 from server.app import STATIC
 assert (STATIC / "index.html").is_file() and (STATIC / "app.js").is_file()
-assert server.ruletext.rule_texts()["RK-60"][0] == "ranks-d100"
+assert server.services.ruletext.rule_texts()["RK-60"][0] == "ranks-d100"
 print(" ".join(sorted(REGISTRY)))
 """
 

@@ -11,8 +11,8 @@ import asyncpg
 from domain import commands as cmd
 from domain.state import GM
 from server.hub import QUEUE, Hub, Watcher
-from server.metrics import Metrics
-from server.service import EncounterService, stream_of
+from server.services.encounters import EncounterService, stream_of
+from server.services.metrics import Metrics
 from server.store.postgres import PostgresEventStore
 
 

@@ -15,8 +15,8 @@ from domain import commands as cmd
 from domain.chain import first_break
 from domain.state import GM
 from server.hub import Hub, Watcher
-from server.metrics import Metrics
-from server.service import EncounterService, envelope, stream_of
+from server.services.encounters import EncounterService, envelope, stream_of
+from server.services.metrics import Metrics
 from server.store.memory import MemoryEventStore
 
 

@@ -15,8 +15,8 @@ from domain import commands as cmd
 from domain.errors import Refused
 from domain.state import GM, Principal
 from domain.verify import verify
-from server.metrics import Metrics
-from server.service import CommandKey, EncounterService, IdempotencyMismatch, Replayed
+from server.services.encounters import CommandKey, EncounterService, IdempotencyMismatch, Replayed
+from server.services.metrics import Metrics
 from tests.integration.store_contract import Backend
 
 

@@ -7,9 +7,9 @@ import uuid
 import pytest
 
 from domain.errors import NotFound
-from server import service as service_module
-from server.metrics import Metrics
-from server.service import EncounterService
+from server.services import encounters as service_module
+from server.services.encounters import EncounterService
+from server.services.metrics import Metrics
 from tests.integration.store_contract import Backend
 
 

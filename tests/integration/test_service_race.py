@@ -9,8 +9,8 @@ from typing import Any
 from domain import commands as cmd
 from domain.state import GM
 from domain.verify import verify
-from server.metrics import Metrics
-from server.service import EncounterService
+from server.services.encounters import EncounterService
+from server.services.metrics import Metrics
 from server.store.postgres import Store
 from tests.integration.store_contract import Backend
 

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from server.lru import Lru
 from server.ratelimit import DEFAULT_PER_MINUTE, RateLimiter, configured
+from server.services.lru import Lru
 
 
 def test_an_lru_forgets_the_least_recently_used_entry_first() -> None:

@@ -29,9 +29,9 @@ from domain.events import event_data
 from domain.state import EncounterState, Principal
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
-from server import auth
-from server.lru import Lru
-from server.metrics import Metrics
+from server.services import auth
+from server.services.lru import Lru
+from server.services.metrics import Metrics
 from server.store.postgres import ConcurrencyError, NewEvent, Recorded, Store
 
 RETRIES = 10

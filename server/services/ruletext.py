@@ -7,7 +7,7 @@ import html
 import re
 from pathlib import Path
 
-FOLDER = Path(__file__).resolve().parent / "ruletexts"
+FOLDER = Path(__file__).resolve().parents[1] / "ruletexts"
 _START = re.compile(r"^\*\*(?P<id>[A-Z]{2}-(?:AMB-)?\d+)\b")
 _STOP = re.compile(r"^(\*\*[A-Z]{2}-(?:AMB-)?\d+\b|#)")
 
