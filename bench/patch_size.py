@@ -29,7 +29,7 @@ import msgspec
 from websockets.sync.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from server.hub import message
+from server.live.hub import message
 from tests.e2e.conftest import Instance, start_server, stop_server
 from tests.e2e.scripted_fight import open_fight, play
 

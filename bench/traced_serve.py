@@ -50,7 +50,7 @@ def install(path: Path) -> None:
 
     import server.app as app
     import server.services.encounters as service
-    from server.hub import Hub
+    from server.live.hub import Hub
     from server.store.listen import Subscription
     from server.store.postgres import PostgresEventStore
 

@@ -51,9 +51,9 @@ from server.errors import (
     on_unavailable,
     on_validation,
 )
-from server.hub import Hub
-from server.live import WsMessage, WsPatchServerMessage, WsServerMessage, ws_encounter
-from server.live_war import ws_campaign
+from server.live.encounter import WsMessage, WsPatchServerMessage, WsServerMessage, ws_encounter
+from server.live.hub import Hub
+from server.live.war import ws_campaign
 from server.log_api import routes as log_routes
 from server.requests import bearer, body_of, caller, limit_creation, service, view_role
 from server.resolver_http import routes as simulate_routes

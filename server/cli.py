@@ -38,8 +38,8 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import create_app
-    from server.live import CLIENT_FRAME_LIMIT
-    from server.ws_transport import protocol
+    from server.live.encounter import CLIENT_FRAME_LIMIT
+    from server.live.transport import protocol
 
     _announce(args)
     app = create_app(args.database_url, fracas_home(), args.create_rate)

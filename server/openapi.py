@@ -21,7 +21,7 @@ from domain.rules import REGISTRY
 from server import api_types as t
 from server.bounds import MAX_PARAM
 from server.campaigns import RULESET, CreateCampaign, WarCommand
-from server.live import WsMessage, WsPatchServerMessage, WsServerMessage
+from server.live.encounter import WsMessage, WsPatchServerMessage, WsServerMessage
 from server.log_api import MAX_LIMIT
 from server.resolver_cli import SIMULATE_RULESETS
 from server.resolver_http import SimulateBody

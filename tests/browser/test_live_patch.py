@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import jsonpatch
 import pytest
 
-from server.patch import diff
+from server.live.patch import diff
 from tests.browser.helpers import Browser, Encounter, expect
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import asyncpg
 
 from domain import commands as cmd
 from domain.state import GM
-from server.hub import QUEUE, Hub, Watcher
+from server.live.hub import QUEUE, Hub, Watcher
 from server.services.encounters import EncounterService, stream_of
 from server.services.metrics import Metrics
 from server.store.postgres import PostgresEventStore

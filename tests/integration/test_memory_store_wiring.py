@@ -14,7 +14,7 @@ from typing import Any
 from domain import commands as cmd
 from domain.chain import first_break
 from domain.state import GM
-from server.hub import Hub, Watcher
+from server.live.hub import Hub, Watcher
 from server.services.encounters import EncounterService, envelope, stream_of
 from server.services.metrics import Metrics
 from server.store.memory import MemoryEventStore

@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonpatch
 
-from server.patch import diff
+from server.live.patch import diff
 
 
 def random_json(rng: random.Random, depth: int = 0) -> Any:

@@ -6,7 +6,7 @@ import pytest
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from server.ws_transport import Shared
+from server.live.transport import Shared
 
 
 @pytest.mark.parametrize("size", [0, 125, 126, 65535, 65536, 200_000])

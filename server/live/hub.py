@@ -32,11 +32,11 @@ from starlette.websockets import WebSocket
 from projections.board import board
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
+from server.live.transport import BACKLOG, Direct, Shared
+from server.live.updates import patch_update, scoped, whole_view
 from server.services.encounters import KEEP_LINES, envelope
 from server.services.metrics import Metrics
 from server.store.postgres import EventStore
-from server.updates import patch_update, scoped, whole_view
-from server.ws_transport import BACKLOG, Direct, Shared
 
 log = logging.getLogger(__name__)
 QUEUE = BACKLOG

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.state import Principal
-from server.patch import diff
+from server.live.patch import diff
 
 __all__ = ["compact", "patch_update", "patch_view", "scoped", "whole_view"]
 
