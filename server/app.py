@@ -33,13 +33,13 @@ from projections.filter import filter_events, secret_resources
 from projections.log import LANGS
 from projections.log.core import NARRATORS
 from projections.settings_fr import description_fr
-from server import openapi, ratelimit
-from server.api_types import CreateEncounter
-from server.bounds import whole_param
-from server.campaigns import open_in_war, settling
-from server.campaigns import routes as campaign_routes
-from server.dice_api import routes as dice_routes
-from server.errors import (
+from server.http import openapi, ratelimit
+from server.http.api_types import CreateEncounter
+from server.http.bounds import whole_param
+from server.http.campaigns import open_in_war, settling
+from server.http.campaigns import routes as campaign_routes
+from server.http.dice import routes as dice_routes
+from server.http.errors import (
     RETRY_AFTER,
     UNAVAILABLE,
     HTTPError,
@@ -51,22 +51,22 @@ from server.errors import (
     on_unavailable,
     on_validation,
 )
+from server.http.log import routes as log_routes
+from server.http.requests import bearer, body_of, caller, limit_creation, service, view_role
+from server.http.resolver import routes as simulate_routes
+from server.http.tokens import Revocations
+from server.http.tokens import routes as token_routes
+from server.http.webhooks import routes as webhook_routes
 from server.live.encounter import WsMessage, WsPatchServerMessage, WsServerMessage, ws_encounter
 from server.live.hub import Hub
 from server.live.war import ws_campaign
-from server.log_api import routes as log_routes
-from server.requests import bearer, body_of, caller, limit_creation, service, view_role
-from server.resolver_http import routes as simulate_routes
 from server.services import ruletext
 from server.services.encounters import CommandKey, EncounterService, Replayed, parse_id
 from server.services.metrics import Metrics
 from server.store import db
 from server.store.postgres import PostgresEventStore
-from server.tokens import Revocations
-from server.tokens import routes as token_routes
 from server.webhook_delivery import Settings as WebhookSettings
 from server.webhook_delivery import Webhooks
-from server.webhooks import routes as webhook_routes
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"

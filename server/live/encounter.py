@@ -23,10 +23,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from domain.errors import Refused
 from domain.state import SPECTATOR
+from server.http.requests import service, view_role
 from server.live.hub import Hub, Watcher
 from server.live.transport import Shared, direct
 from server.live.updates import patch_view
-from server.requests import service, view_role
 from server.services import auth
 from server.services.encounters import parse_id, stream_of
 

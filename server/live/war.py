@@ -18,11 +18,11 @@ from starlette.websockets import WebSocket
 
 from domain import campaign as war
 from domain.errors import NotFound
-from server.campaigns import War, load, parse_campaign, stream_of, view
+from server.http.campaigns import War, load, parse_campaign, stream_of, view
+from server.http.requests import service
 from server.live.encounter import serve_watcher
 from server.live.hub import Hub, Room, Watcher
 from server.live.transport import direct
-from server.requests import service
 from server.services import auth
 
 

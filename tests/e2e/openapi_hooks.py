@@ -22,11 +22,11 @@ import msgspec
 import schemathesis
 
 from domain import commands as cmd
-from server.api_types import CreateEncounter
-from server.campaigns import CreateCampaign, WarCommand
-from server.resolver_http import SimulateBody
-from server.tokens import IssueToken
-from server.webhooks import WebhookBody
+from server.http.api_types import CreateEncounter
+from server.http.campaigns import CreateCampaign, WarCommand
+from server.http.resolver import SimulateBody
+from server.http.tokens import IssueToken
+from server.http.webhooks import WebhookBody
 
 _DECODERS: dict[str, Any] = {
     "POST /api/encounters": lambda raw: msgspec.json.decode(raw, type=CreateEncounter),

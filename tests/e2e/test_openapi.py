@@ -24,7 +24,7 @@ from openapi_spec_validator import validate
 from starlette.routing import Mount, Route, WebSocketRoute
 
 from server.app import create_app
-from server.openapi import asyncapi, openapi
+from server.http.openapi import asyncapi, openapi
 from tests.e2e.conftest import Api, Instance, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -30,7 +30,7 @@ def test_an_unexpected_failure_is_a_json_500_without_internals(
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             return await client.get("/boom")
 
-    with caplog.at_level(logging.ERROR, logger="server.errors"):
+    with caplog.at_level(logging.ERROR, logger="server.http.errors"):
         r = asyncio.run(get())
     assert r.status_code == 500
     assert r.headers["content-type"].startswith("application/json")

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from server.ratelimit import DEFAULT_PER_MINUTE, RateLimiter, configured
+from server.http.ratelimit import DEFAULT_PER_MINUTE, RateLimiter, configured
 from server.services.lru import Lru
 
 

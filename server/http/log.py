@@ -19,9 +19,9 @@ from starlette.routing import Route
 
 from projections.board import LOG_LINES, log_page
 from projections.view import Projection
-from server.bounds import MAX_PARAM, whole_param
-from server.errors import HTTPError, json_response
-from server.requests import caller, service, view_role
+from server.http.bounds import MAX_PARAM, whole_param
+from server.http.errors import HTTPError, json_response
+from server.http.requests import caller, service, view_role
 from server.services.encounters import parse_id, stream_of
 
 MAX_LIMIT = 200

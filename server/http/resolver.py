@@ -25,8 +25,8 @@ from domain.rules import REGISTRY
 from domain.rules.common.sheetcheck import with_preset
 from domain.rules.d20_na.resolver import Summary, buckets, simulate
 from projections.log import narrate
-from server.errors import HTTPError, json_response
-from server.requests import body_of, limit_creation, service
+from server.http.errors import HTTPError, json_response
+from server.http.requests import body_of, limit_creation, service
 from server.resolver_cli import SIMULATE_RULESETS, UsageError, save_fight, simulation_report
 
 MAX_FIGHTS = 2000

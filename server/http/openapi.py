@@ -18,15 +18,15 @@ import msgspec
 from domain import commands as cmd
 from domain import events as ev
 from domain.rules import REGISTRY
-from server import api_types as t
-from server.bounds import MAX_PARAM
-from server.campaigns import RULESET, CreateCampaign, WarCommand
+from server.http import api_types as t
+from server.http.bounds import MAX_PARAM
+from server.http.campaigns import RULESET, CreateCampaign, WarCommand
+from server.http.log import MAX_LIMIT
+from server.http.resolver import SimulateBody
+from server.http.tokens import IssueToken
+from server.http.webhooks import WebhookBody
 from server.live.encounter import WsMessage, WsPatchServerMessage, WsServerMessage
-from server.log_api import MAX_LIMIT
 from server.resolver_cli import SIMULATE_RULESETS
-from server.resolver_http import SimulateBody
-from server.tokens import IssueToken
-from server.webhooks import WebhookBody
 
 Auth = Literal["none", "optional", "required"]
 TEXT = "text/plain"

@@ -41,8 +41,8 @@ from domain.errors import Forbidden, Invalid, NotFound, Refused, RuleViolation
 from domain.rules import REGISTRY
 from domain.rules.ranks.settings import SETTINGS
 from domain.state import GM, EncounterState
-from server.errors import HTTPError, json_response
-from server.requests import bearer, body_of, limit_creation, service
+from server.http.errors import HTTPError, json_response
+from server.http.requests import bearer, body_of, limit_creation, service
 from server.services import auth
 from server.services.encounters import EncounterService, Then, envelope, parse_id
 from server.store.postgres import ConcurrencyError, NewEvent, Recorded

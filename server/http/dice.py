@@ -14,10 +14,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from projections import dice
-from server.campaigns import load as load_war
-from server.campaigns import parse_campaign
-from server.errors import HTTPError, json_response
-from server.requests import bearer, caller, service, view_role
+from server.http.campaigns import load as load_war
+from server.http.campaigns import parse_campaign
+from server.http.errors import HTTPError, json_response
+from server.http.requests import bearer, caller, service, view_role
 from server.services import auth
 from server.services.encounters import parse_id
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from server.errors import HTTPError
+from server.http.errors import HTTPError
 
 MAX_DEPTH = 8
 MAX_PARAM = 1_000_000_000  # versions, roll numbers, limits: far above any real stream

@@ -20,8 +20,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from domain.state import Principal
-from server.errors import HTTPError, json_response
-from server.requests import bearer, body_of, service
+from server.http.errors import HTTPError, json_response
+from server.http.requests import bearer, body_of, service
 from server.services import auth
 from server.services.encounters import parse_id
 from server.store.tables import SideTables

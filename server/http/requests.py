@@ -6,9 +6,9 @@ from starlette.requests import Request
 from starlette.websockets import WebSocket
 
 from domain.state import SPECTATOR, Principal
-from server.bounds import check_json
-from server.errors import HTTPError
-from server.ratelimit import RateLimiter
+from server.http.bounds import check_json
+from server.http.errors import HTTPError
+from server.http.ratelimit import RateLimiter
 from server.services.encounters import EncounterService
 
 MAX_BODY = 1 << 20
