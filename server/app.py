@@ -65,8 +65,8 @@ from server.services.encounters import CommandKey, EncounterService, Replayed, p
 from server.services.metrics import Metrics
 from server.store import db
 from server.store.postgres import PostgresEventStore
-from server.webhook_delivery import Settings as WebhookSettings
-from server.webhook_delivery import Webhooks
+from server.webhooks.delivery import Settings as WebhookSettings
+from server.webhooks.delivery import Webhooks
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"

@@ -8,8 +8,8 @@ import ipaddress
 
 import pytest
 
-from server.outbound import Allow, Unsafe, check_url, public
-from server.webhook_delivery import signature
+from server.webhooks.delivery import signature
+from server.webhooks.outbound import Allow, Unsafe, check_url, public
 
 
 @pytest.mark.parametrize(

@@ -35,10 +35,10 @@ from domain import events as ev
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.http.webhooks import message, payload
-from server.outbound import Allow, Unsafe, post
 from server.services.encounters import stream_of
 from server.store.postgres import Store
 from server.store.tables import Claimed, NewDelivery
+from server.webhooks.outbound import Allow, Unsafe, post
 
 log = logging.getLogger(__name__)
 
