@@ -328,7 +328,7 @@ async def start_fracas(url: str, name: str, logdir: Path, options: Sequence[str]
     argv = [
         sys.executable,
         "-m",
-        "server.cli",
+        "server.cli.main",
         "serve",
         "--host",
         "127.0.0.1",

@@ -5,7 +5,7 @@
         [--replay-events 10000] [--replay-commands 200] [--no-write] [--py-spy DIR]
         [--only round_trip|fanout|replay] [--compression both|deflate|off]
 
-Everything runs against real `fracas serve` processes (`python -m server.cli serve`, uvicorn
+Everything runs against real `fracas serve` processes (`python -m server.cli.main serve`, uvicorn
 with ws="websockets") on one PostgreSQL database, over loopback, with this process as the
 only client:
 

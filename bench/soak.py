@@ -56,7 +56,7 @@ def traced_serve(snapshots: Path, argv: list[str]) -> int:
     """`fracas serve` under tracemalloc; SIGUSR1 writes a snapshot to `snapshots`."""
     import tracemalloc
 
-    from server.cli import main
+    from server.cli.main import main
 
     tracemalloc.start(25)
     count = [0]

@@ -196,7 +196,7 @@ async def _flush(path: Path) -> None:
 def main() -> int:
     path = Path(sys.argv[1])
     install(path)
-    from server.cli import main as cli
+    from server.cli.main import main as cli
 
     return cli(sys.argv[2:])
 

@@ -25,9 +25,9 @@ from domain.rules import REGISTRY
 from domain.rules.common.sheetcheck import with_preset
 from domain.rules.d20_na.resolver import Summary, buckets, simulate
 from projections.log import narrate
+from server.cli.resolver import SIMULATE_RULESETS, UsageError, save_fight, simulation_report
 from server.http.errors import HTTPError, json_response
 from server.http.requests import body_of, limit_creation, service
-from server.resolver_cli import SIMULATE_RULESETS, UsageError, save_fight, simulation_report
 
 MAX_FIGHTS = 2000
 Fighter = Annotated[str, msgspec.Meta(min_length=1, max_length=60)] | dict[str, Any]

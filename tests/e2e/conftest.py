@@ -54,7 +54,7 @@ def start_server(
         [
             sys.executable,
             "-m",
-            "server.cli",
+            "server.cli.main",
             "serve",
             "--port",
             str(port),

@@ -23,7 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from server.cli import parser
+from server.cli.main import parser
 from tests.e2e.conftest import Api, Instance, free_port, start_server, stop_server
 
 FRACAS = str(Path(sys.executable).with_name("fracas"))  # the console script in .venv/bin

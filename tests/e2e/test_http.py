@@ -218,7 +218,7 @@ def test_a_closed_encounters_bundle_verifies_offline(api: Api, tmp_path: Any) ->
     path.write_text(json.dumps(bundle))
     env = {"PATH": "/usr/bin:/bin", "FRACAS_HOME": str(tmp_path / "none")}
     ok = subprocess.run(
-        [sys.executable, "-m", "server.cli", "verify", "--file", str(path)],
+        [sys.executable, "-m", "server.cli.main", "verify", "--file", str(path)],
         env=env,
         capture_output=True,
         text=True,
@@ -230,7 +230,7 @@ def test_a_closed_encounters_bundle_verifies_offline(api: Api, tmp_path: Any) ->
     server_roll["data"]["faces"] = [server_roll["data"]["faces"][0] % 100 + 1]
     path.write_text(json.dumps(bundle))
     bad = subprocess.run(
-        [sys.executable, "-m", "server.cli", "verify", "--file", str(path)],
+        [sys.executable, "-m", "server.cli.main", "verify", "--file", str(path)],
         env=env,
         capture_output=True,
         text=True,

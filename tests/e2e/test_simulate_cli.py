@@ -23,7 +23,7 @@ def fracas(*args: str, database_url: str | None = None) -> subprocess.CompletedP
     if database_url is not None:
         env["DATABASE_URL"] = database_url
     return subprocess.run(
-        [sys.executable, "-m", "server.cli", "simulate", *args],
+        [sys.executable, "-m", "server.cli.main", "simulate", *args],
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -172,7 +172,7 @@ def test_save_stores_the_narrated_fight_as_an_encounter_that_verifies(
     env = {**os.environ, "DATABASE_URL": database_url}
     env.pop("TEST_DATABASE_URL", None)
     verified = subprocess.run(
-        [sys.executable, "-m", "server.cli", "verify", eid[1], "--json"],
+        [sys.executable, "-m", "server.cli.main", "verify", eid[1], "--json"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -16,7 +16,7 @@ from typing import Any
 
 from domain.rules import REGISTRY
 from domain.rules.common.sheetcheck import with_preset
-from server.offline import UserError, with_service
+from server.cli.offline import UserError, with_service
 
 SIMULATE_RULESETS = ("d20-na",)  # the rule systems domain.rules.d20_na.resolver can resolve
 _LABELS = {

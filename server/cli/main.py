@@ -16,8 +16,8 @@ from domain.rules import REGISTRY
 from domain.verify import BUNDLE_FORMAT, verify, verify_bundle
 from projections import audit as auditing
 from projections import export as exporting
-from server.demo import demo, server_url
-from server.offline import (
+from server.cli.demo import demo, server_url
+from server.cli.offline import (
     UserError,
     check_reachable,
     configured_url,
@@ -25,7 +25,7 @@ from server.offline import (
     fracas_home,
     with_service,
 )
-from server.resolver_cli import (
+from server.cli.resolver import (
     LANGS,
     SIMULATE_RULESETS,
     count_fights,
