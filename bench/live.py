@@ -488,7 +488,8 @@ async def grow(url: str, events: int) -> tuple[str, str, str, str, float]:
     from server.services.encounters import EncounterService, Roller, stream_of
     from server.services.metrics import Metrics
     from server.store import db
-    from server.store.postgres import NewEvent, PostgresEventStore
+    from server.store.port import NewEvent
+    from server.store.postgres import PostgresEventStore
 
     pool = await db.create_pool(url)
     try:

@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.harness import ROOT, percentile
 from bench.harness import machine as machine_facts
 from server.store.db import _reset_if_dirty, apply_schema, create_pool, url_with_database
-from server.store.postgres import NewEvent, PostgresEventStore, Recorded
+from server.store.port import NewEvent, Recorded
+from server.store.postgres import PostgresEventStore
 
 SCRATCH = "fracas_bench"
 META = {"command_id": "bench", "actor": "gm", "rules_version": "bench-1"}

@@ -201,8 +201,7 @@ async def save_fight(svc: Any, seed: str, events: list[Any], rules: Any) -> dict
     from domain.rules.d20_na.resolver import fight_seed
     from server.services import auth
     from server.services.encounters import stream_of
-    from server.store.postgres import ConcurrencyError, NewEvent
-    from server.store.tables import AlreadyStored
+    from server.store.port import AlreadyStored, ConcurrencyError, NewEvent
 
     encounter_id, secret = fight_seed(seed, 0)
     stream = stream_of(encounter_id)

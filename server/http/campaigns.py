@@ -45,7 +45,7 @@ from server.http.errors import HTTPError, json_response
 from server.http.requests import bearer, body_of, limit_creation, service
 from server.services import auth
 from server.services.encounters import EncounterService, Then, envelope, parse_id
-from server.store.postgres import ConcurrencyError, NewEvent, Recorded
+from server.store.port import ConcurrencyError, NewEvent, Recorded
 
 RULESET = "ranks-d100"
 RETRIES = 5

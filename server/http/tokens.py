@@ -24,7 +24,7 @@ from server.http.errors import HTTPError, json_response
 from server.http.requests import bearer, body_of, service
 from server.services import auth
 from server.services.encounters import parse_id
-from server.store.tables import SideTables
+from server.store.port import SideTables
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from server.http.errors import HTTPError, json_response
 from server.http.requests import body_of, service
 from server.http.tokens import require_gm
 from server.services.encounters import parse_id, stream_of
-from server.store.tables import NewWebhook
+from server.store.port import NewWebhook
 from server.webhooks.outbound import Unsafe, check_url, vetted
 
 KINDS = ("turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed")

@@ -36,7 +36,7 @@ from server.live.transport import BACKLOG, Direct, Shared
 from server.live.updates import patch_update, scoped, whole_view
 from server.services.encounters import KEEP_LINES, envelope
 from server.services.metrics import Metrics
-from server.store.postgres import EventStore
+from server.store.port import EventStore
 
 log = logging.getLogger(__name__)
 QUEUE = BACKLOG

@@ -12,8 +12,7 @@ import secrets
 from typing import Any, cast
 
 from domain.state import Principal, Role
-from server.store.listen import Conn
-from server.store.tables import SideTables
+from server.store.port import SideTables, Tx
 
 
 def new_token() -> str:
@@ -34,7 +33,7 @@ async def issue(
     role: Role,
     combatants: list[str] | None = None,
     *,
-    conn: Conn | None = None,
+    conn: Tx | None = None,
 ) -> str:
     """Store a new token's hash for `role` (on `conn`, so it joins the caller's transaction)."""
     _, token = await issue_with_id(store, scope, role, combatants, conn=conn)
@@ -47,7 +46,7 @@ async def issue_with_id(
     role: Role,
     combatants: list[str] | None = None,
     *,
-    conn: Conn | None = None,
+    conn: Tx | None = None,
 ) -> tuple[str, str]:
     """Like `issue`, and also answer the token's public id: (id, token)."""
     token, token_id = new_token(), new_token_id()

@@ -32,7 +32,7 @@ from projections.view import Projection
 from server.services import auth
 from server.services.lru import Lru
 from server.services.metrics import Metrics
-from server.store.postgres import ConcurrencyError, NewEvent, Recorded, Store
+from server.store.port import ConcurrencyError, NewEvent, Recorded, Store
 
 RETRIES = 10
 CACHE_SIZE = 512  # folded projections kept (one per recently used encounter)

@@ -11,28 +11,25 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import asyncpg
-import msgspec
 from asyncpg.pool import PoolConnectionProxy
+
+from server.store.port import Tx, Wake
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "fracas_events"
 Conn: TypeAlias = "asyncpg.Connection[Any] | PoolConnectionProxy[Any]"
 _Conn = Conn
+
+
+def as_conn(tx: Tx) -> Conn:
+    """The asyncpg connection behind a transaction this adapter opened (`Tx` is opaque
+    to everyone else)."""
+    return cast(Conn, tx)
 _CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
-
-
-class Wake(msgspec.Struct, frozen=True):
-    """Something may have been appended: re-read from your checkpoint.
-
-    `stream` and `version` come from a NOTIFY; a tick or a reconnect leaves them None.
-    """
-
-    stream: str | None = None
-    version: int | None = None
 
 
 class Subscription:

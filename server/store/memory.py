@@ -32,9 +32,8 @@ from typing import Any
 import msgspec
 
 from domain.chain import GENESIS, chain_rows
-from server.store.listen import Conn, Wake
 from server.store.memory_tables import MemoryTables
-from server.store.postgres import ConcurrencyError, NewEvent, Recorded
+from server.store.port import ConcurrencyError, NewEvent, Recorded, Tx, Wake
 
 # The CHECK of events.type in schema.sql: the same events are refused on both stores.
 _TYPE_TAG = re.compile(r"[a-z][a-z0-9_]*")
@@ -142,7 +141,7 @@ class MemoryEventStore(MemoryTables):
         events: Sequence[NewEvent],
         meta: Mapping[str, Any],
         *,
-        conn: Conn | None = None,
+        conn: Tx | None = None,
     ) -> list[Recorded]:
         """Append `events` after `expected_version`; all or nothing.
 

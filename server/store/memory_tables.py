@@ -2,7 +2,7 @@
 
 `MemoryTables` is a base of `server.store.memory.MemoryEventStore`, as
 `server.store.postgres_tables.PostgresTables` is of the PostgreSQL store; both implement the port
-`server.store.tables.SideTables`, and the same contract tests hold both
+`server.store.port.SideTables`, and the same contract tests hold both
 (tests/integration/tables_contract.py). What the SQL promises, this keeps:
 
 * a token's hash and id are unique; a revoked token opens nothing and is kept;
@@ -33,8 +33,7 @@ from typing import Any, cast
 
 import msgspec
 
-from server.store.listen import Conn
-from server.store.tables import (
+from server.store.port import (
     Alive,
     AlreadyStored,
     Claimed,
@@ -45,6 +44,7 @@ from server.store.tables import (
     NewDelivery,
     NewWebhook,
     TokenRow,
+    Tx,
     WebhookConfig,
     WebhookHead,
 )
@@ -139,7 +139,7 @@ class MemoryTables:
             tx.undo.append(step)
 
     @contextlib.asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Conn]:
+    async def transaction(self) -> AsyncIterator[Tx]:
         """One transaction at a time; undone whole if the block raises."""
         me = asyncio.current_task()
         if self._tx is not None and self._tx.owner is me:
@@ -147,7 +147,7 @@ class MemoryTables:
         async with self._gate:
             tx = self._tx = _Tx(me, datetime.now(UTC))
             try:
-                yield cast(Conn, tx)
+                yield cast(Tx, tx)
             except BaseException:
                 for step in reversed(tx.undo):
                     step()
@@ -168,7 +168,7 @@ class MemoryTables:
         combatants: Sequence[str],
         token_id: str,
         *,
-        conn: Conn | None = None,
+        conn: Tx | None = None,
     ) -> None:
         """Store a token; AlreadyStored if its hash or id is taken."""
         tx = await self._turn()
@@ -261,7 +261,7 @@ class MemoryTables:
 
     # --- dice seeds ------------------------------------------------------------------
     async def add_seeds(
-        self, encounter: str, seeds: Mapping[str, bytes], *, conn: Conn | None = None
+        self, encounter: str, seeds: Mapping[str, bytes], *, conn: Tx | None = None
     ) -> None:
         """Store the seeds; AlreadyStored (nothing written) if one of them exists."""
         tx = await self._turn()
@@ -291,7 +291,7 @@ class MemoryTables:
         status: int,
         outcome: Mapping[str, Any],
         *,
-        conn: Conn | None = None,
+        conn: Tx | None = None,
     ) -> bool:
         """Keep the key's first outcome; False if it has one (nothing written)."""
         tx = await self._turn()
@@ -386,7 +386,7 @@ class MemoryTables:
     def _hook(self, hook_id: str) -> _Webhook | None:
         return next((h for h in self._webhooks.values() if h.id == hook_id), None)
 
-    async def lock_webhook(self, hook_id: str, *, conn: Conn) -> LockedWebhook | None:
+    async def lock_webhook(self, hook_id: str, *, conn: Tx) -> LockedWebhook | None:
         """The webhook, held by the (one open) transaction; None if it is gone."""
         await self._turn()
         h = self._hook(hook_id)
@@ -395,7 +395,7 @@ class MemoryTables:
         return LockedWebhook(h.id, h.encounter, h.format, list(h.kinds), h.lang, h.base,
                              h.checkpoint)  # fmt: skip
 
-    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Conn) -> None:
+    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Tx) -> None:
         """Add pending deliveries, due now; a (webhook, version, kind) already there stays."""
         tx = await self._turn()
         now = self._now(tx)
@@ -420,7 +420,7 @@ class MemoryTables:
 
         self._undo(tx, undo)
 
-    async def move_checkpoint(self, hook_id: str, version: int, *, conn: Conn) -> None:
+    async def move_checkpoint(self, hook_id: str, version: int, *, conn: Tx) -> None:
         """The last version the webhook's deliveries were made from."""
         tx = await self._turn()
         h = self._hook(hook_id)

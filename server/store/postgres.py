@@ -8,7 +8,7 @@ The rows an append writes (versions, prev_hash, hash, recorded_at) are built by 
 `domain.chain.chain_rows`; this adapter only writes them. `server.store.memory` is the
 same port in memory, held to the same contract tests (tests/integration/store_contract.py).
 The side tables (tokens, dice seeds, command keys, webhooks) are the other half of the
-port, `Store` (`server.store.tables`): their SQL is in server/store_tables.py, a base of
+port, `Store` (`server.store.port`): their SQL is in server/store_tables.py, a base of
 PostgresEventStore.
 """
 
@@ -19,8 +19,7 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import Any, Protocol
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -28,128 +27,13 @@ from asyncpg.pool import PoolConnectionProxy
 
 from domain.chain import GENESIS, chain_rows
 from server.store.listen import Conn as _Conn
-from server.store.listen import Subscription, Wake
+from server.store.listen import Subscription, as_conn
+from server.store.port import ConcurrencyError, EventStore, NewEvent, Recorded, Tx, Wakes
 from server.store.postgres_tables import PostgresTables
-from server.store.tables import SideTables
 
 log = logging.getLogger(__name__)
 
 _HEAD_CACHE_SIZE = 10_000
-
-
-class ConcurrencyError(Exception):
-    """The stream was not at the expected version, or another append won the race.
-
-    `actual` is the stream's version when the store knows it, else None.
-    """
-
-    def __init__(self, stream: str, expected: int, actual: int | None) -> None:
-        shown = "unknown" if actual is None else actual
-        super().__init__(f"stream {stream!r}: expected version {expected}, actual {shown}")
-        self.stream = stream
-        self.expected = expected
-        self.actual = actual
-
-
-class NewEvent(msgspec.Struct, frozen=True):
-    """An event to append: its snake_case type tag and its data (JSON values, no floats)."""
-
-    type: str
-    data: dict[str, Any]
-
-
-class Recorded(msgspec.Struct, frozen=True):
-    """A stored event: the envelope of CONTRACT section 5."""
-
-    stream: str
-    version: int
-    position: int
-    type: str
-    data: dict[str, Any]
-    meta: dict[str, Any]
-    prev_hash: str
-    hash: str
-
-
-class Wakes(Protocol):
-    """Wake-ups for readers of the log: an async context manager and iterator of `Wake`s.
-
-    A wake only says "re-read from your checkpoint": a lost one loses nothing, and a
-    periodic one (every `tick`) comes even when nothing was appended.
-    """
-
-    async def __aenter__(self) -> Wakes: ...
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
-
-    def __aiter__(self) -> Wakes: ...
-
-    async def __anext__(self) -> Wake: ...
-
-    def drain(self) -> int:
-        """Forget pending wakes (call right before re-reading); returns how many."""
-        ...
-
-
-class EventStore(Protocol):
-    """The port the service, the hub, campaigns and webhooks depend on.
-
-    Invariants every implementation keeps (tests/integration/store_contract.py):
-    versions are gapless per stream from 1; an append lands whole or not at all, and
-    only at the expected version (else ConcurrencyError, nothing appended); each event
-    gets a global position, and read_all returns positions in order without ever
-    skipping one that a later read could still show; the hash chain links every event
-    to the one before it in its stream (GENESIS before version 1).
-    """
-
-    async def append(
-        self,
-        stream: str,
-        expected_version: int,
-        events: Sequence[NewEvent],
-        meta: Mapping[str, Any],
-        *,
-        conn: _Conn | None = None,
-    ) -> list[Recorded]:
-        """Append after `expected_version`, all or nothing; `recorded_at` goes into meta.
-
-        `conn` is an open transaction to append in (PostgreSQL); a store without
-        transactions ignores it and the events land at once.
-        """
-        ...
-
-    async def read_stream(
-        self, stream: str, after: int = 0, upto: int | None = None
-    ) -> list[Recorded]:
-        """Events of `stream` with after < version <= upto, in version order."""
-        ...
-
-    async def read_facts(
-        self, stream: str, after: int = 0, upto: int | None = None
-    ) -> list[dict[str, Any]]:
-        """Like read_stream, as lean {stream, version, type, data} dicts for folds."""
-        ...
-
-    async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
-        """Up to `limit` events after `after_position`, in position order."""
-        ...
-
-    async def versions(self, streams: Sequence[str]) -> dict[str, int]:
-        """The current version of each stream (0 for an empty one)."""
-        ...
-
-    async def head(self, stream: str) -> tuple[int, str]:
-        """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream."""
-        ...
-
-    def subscribe(self, *, tick: float = 1.0) -> Wakes:
-        """Wake-ups on every append, plus one every `tick` seconds."""
-        ...
 
 
 # Built once: a decoder is pure and reusable (msgspec perf tips).
@@ -249,7 +133,7 @@ class PostgresEventStore(PostgresTables):
         events: Sequence[NewEvent],
         meta: Mapping[str, Any],
         *,
-        conn: _Conn | None = None,
+        conn: Tx | None = None,
     ) -> list[Recorded]:
         """Append `events` after `expected_version`; all or nothing.
 
@@ -263,7 +147,8 @@ class PostgresEventStore(PostgresTables):
         # The head is read on the caller's connection: a second connection from the pool,
         # while the caller holds one, deadlocks once every connection is held that way
         # (ten encounters created at once on a pool of ten did).
-        version, prev_hash = await self._head_for(stream, expected_version, conn)
+        pg = None if conn is None else as_conn(conn)
+        version, prev_hash = await self._head_for(stream, expected_version, pg)
         if version != expected_version:
             raise ConcurrencyError(stream, expected_version, version)
 
@@ -278,7 +163,7 @@ class PostgresEventStore(PostgresTables):
         full_meta, previous = rows[0]["meta"], rows[-1]["hash"]
 
         encode = _ENCODER.encode
-        runner = self._pool if conn is None else conn
+        runner = self._pool if pg is None else pg
         new_version = expected_version + len(rows)
         # Where the NOTIFY goes. A NOTIFY in the transaction takes a database-wide lock
         # from pre-commit to the end of the commit, so notifying appends commit one at a
@@ -289,8 +174,8 @@ class PostgresEventStore(PostgresTables):
         # sends many streams in one statement. After commit needs to know when the
         # transaction ends: a server.store.db.Connection says so (`on_end`); on a plain
         # asyncpg connection in a transaction the NOTIFY stays in the statement.
-        in_transaction = conn is not None and conn.is_in_transaction()
-        on_end = getattr(conn, "on_end", None) if in_transaction else None
+        in_transaction = pg is not None and pg.is_in_transaction()
+        on_end = getattr(pg, "on_end", None) if in_transaction else None
         inline = (in_transaction and on_end is None) or (
             self.notify_inline and self._in_flight == 0
         )
@@ -394,16 +279,17 @@ class PostgresEventStore(PostgresTables):
         rows = await self._pool.fetch(_SQL_VERSIONS, list(streams))
         return {r[0]: r[1] or 0 for r in rows}
 
-    async def head(self, stream: str, *, conn: _Conn | None = None) -> tuple[int, str]:
+    async def head(self, stream: str, *, conn: Tx | None = None) -> tuple[int, str]:
         """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream.
 
         Read on `conn` when given (inside the caller's transaction), else from the pool.
         """
-        runner = self._pool if conn is None else conn
+        pg = None if conn is None else as_conn(conn)
+        runner = self._pool if pg is None else pg
         row = await runner.fetchrow(_SQL_HEAD, stream)
         if row is None:
             return 0, GENESIS
-        if conn is None or not conn.is_in_transaction():  # else it might yet roll back
+        if pg is None or not pg.is_in_transaction():  # else it might yet roll back
             self._remember(stream, row["version"], row["hash"])
         return row["version"], row["hash"]
 
@@ -514,8 +400,3 @@ async def tail(
             if len(batch) < limit:
                 await anext(wakes)
                 wakes.drain()
-
-
-class Store(EventStore, SideTables, Protocol):
-    """The whole store port: the event log and the side tables, one adapter per backend
-    (PostgresEventStore, server.store.memory.MemoryEventStore)."""

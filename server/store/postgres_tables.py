@@ -3,7 +3,7 @@
 `PostgresTables` is a base of `server.store.postgres.PostgresEventStore`, so the adapter is one
 object and all the server's SQL lives in server/store.py (the events) and here (tokens,
 dice seeds, command keys, webhooks and their deliveries). The port and its rows are
-`server.store.tables`; asyncpg errors are translated here (a unique violation on a row that
+`server.store.port`; asyncpg errors are translated here (a unique violation on a row that
 is only inserted once becomes `AlreadyStored`).
 """
 
@@ -18,8 +18,8 @@ import asyncpg
 import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
-from server.store.listen import Conn
-from server.store.tables import (
+from server.store.listen import Conn, as_conn
+from server.store.port import (
     Alive,
     AlreadyStored,
     Claimed,
@@ -30,6 +30,7 @@ from server.store.tables import (
     NewDelivery,
     NewWebhook,
     TokenRow,
+    Tx,
     WebhookConfig,
     WebhookHead,
 )
@@ -121,7 +122,7 @@ class PostgresTables:
     _notify_dsn: str | None
 
     @contextlib.asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Conn]:
+    async def transaction(self) -> AsyncIterator[Tx]:
         """A pooled connection inside a transaction: committed on exit, rolled back on error."""
         async with self._pool.acquire() as conn, conn.transaction():
             yield conn
@@ -139,10 +140,10 @@ class PostgresTables:
         combatants: Sequence[str],
         token_id: str,
         *,
-        conn: Conn | None = None,
+        conn: Tx | None = None,
     ) -> None:
         """Store a token for `scope`; AlreadyStored if its hash or id is taken."""
-        runner = self._pool if conn is None else conn
+        runner = self._pool if conn is None else as_conn(conn)
         try:
             await runner.execute(
                 _SQL_ADD_TOKEN, token_hash, scope, role, list(combatants), token_id
@@ -216,17 +217,17 @@ class PostgresTables:
 
     # --- dice seeds --------------------------------------------------------------------
     async def add_seeds(
-        self, encounter: str, seeds: Mapping[str, bytes], *, conn: Conn | None = None
+        self, encounter: str, seeds: Mapping[str, bytes], *, conn: Tx | None = None
     ) -> None:
         """Insert the seeds (in `conn`'s transaction, else in one of their own)."""
         try:
             if conn is not None:
                 for sid, seed in seeds.items():
-                    await conn.execute(_SQL_ADD_SEED, encounter, sid, seed)
+                    await as_conn(conn).execute(_SQL_ADD_SEED, encounter, sid, seed)
                 return
             async with self.transaction() as own:
                 for sid, seed in seeds.items():
-                    await own.execute(_SQL_ADD_SEED, encounter, sid, seed)
+                    await as_conn(own).execute(_SQL_ADD_SEED, encounter, sid, seed)
         except asyncpg.UniqueViolationError as e:
             raise AlreadyStored(f"encounter {encounter} already has such a seed") from e
 
@@ -245,11 +246,11 @@ class PostgresTables:
         status: int,
         outcome: Mapping[str, Any],
         *,
-        conn: Conn | None = None,
+        conn: Tx | None = None,
     ) -> bool:
         """INSERT ... ON CONFLICT DO NOTHING: a concurrent insert of the same key waits
         for the other transaction, and finds the key taken if it commits."""
-        runner = self._pool if conn is None else conn
+        runner = self._pool if conn is None else as_conn(conn)
         kept = await runner.fetchval(
             _SQL_KEEP_OUTCOME,
             stream,
@@ -303,9 +304,9 @@ class PostgresTables:
         rows = await self._pool.fetch(_SQL_HOOKS)
         return [WebhookHead(r["id"], r["encounter"], r["checkpoint"], r["head"] or 0) for r in rows]
 
-    async def lock_webhook(self, hook_id: str, *, conn: Conn) -> LockedWebhook | None:
+    async def lock_webhook(self, hook_id: str, *, conn: Tx) -> LockedWebhook | None:
         """SELECT ... FOR UPDATE SKIP LOCKED: one scanner per webhook at a time."""
-        r = await conn.fetchrow(_SQL_LOCK, hook_id)
+        r = await as_conn(conn).fetchrow(_SQL_LOCK, hook_id)
         if r is None:
             return None
         return LockedWebhook(
@@ -313,16 +314,18 @@ class PostgresTables:
             r["checkpoint"],
         )  # fmt: skip
 
-    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Conn) -> None:
+    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Tx) -> None:
         """One INSERT for the batch, ON CONFLICT (webhook, version, kind) DO NOTHING."""
         if not deliveries:
             return
         columns = zip(*(msgspec.structs.astuple(d) for d in deliveries), strict=True)
-        await conn.execute(_SQL_ENQUEUE, *map(list, columns))
+        await as_conn(conn).execute(_SQL_ENQUEUE, *map(list, columns))
 
-    async def move_checkpoint(self, hook_id: str, version: int, *, conn: Conn) -> None:
+    async def move_checkpoint(self, hook_id: str, version: int, *, conn: Tx) -> None:
         """The last version the webhook's deliveries were made from."""
-        await conn.execute("UPDATE webhooks SET checkpoint = $2 WHERE id = $1", hook_id, version)
+        await as_conn(conn).execute(
+            "UPDATE webhooks SET checkpoint = $2 WHERE id = $1", hook_id, version
+        )
 
     async def claim_due(self, limit: int, lease: float) -> list[Claimed]:
         """One UPDATE over due rows taken FOR UPDATE SKIP LOCKED, next_at past the lease."""

@@ -36,8 +36,7 @@ from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from server.http.webhooks import message, payload
 from server.services.encounters import stream_of
-from server.store.postgres import Store
-from server.store.tables import Claimed, NewDelivery
+from server.store.port import Claimed, NewDelivery, Store
 from server.webhooks.outbound import Allow, Unsafe, post
 
 log = logging.getLogger(__name__)

@@ -276,7 +276,8 @@ def test_an_event_the_code_cannot_fold_is_a_json_500_not_a_quiet_skip(
 
     import asyncpg
 
-    from server.store.postgres import NewEvent, PostgresEventStore
+    from server.store.port import NewEvent
+    from server.store.postgres import PostgresEventStore
 
     made = api.create()
 

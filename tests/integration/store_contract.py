@@ -24,7 +24,8 @@ import msgspec
 import pytest
 
 from domain.chain import GENESIS, first_break
-from server.store.postgres import ConcurrencyError, NewEvent, Recorded, Store, tail
+from server.store.port import ConcurrencyError, NewEvent, Recorded, Store
+from server.store.postgres import tail
 
 META = {"command_id": "c-1", "actor": "gm", "rules_version": "test-1"}
 

@@ -1,4 +1,4 @@
-"""The contract of the side tables of the store port (`server.store.tables.SideTables`).
+"""The contract of the side tables of the store port (`server.store.port.SideTables`).
 
 Not collected by itself: tests/integration/test_store_contract.py runs `TablesContract`
 beside `StoreContract`, once per store, with the same `backend` fixture. Only the port
@@ -15,8 +15,7 @@ import uuid
 
 import pytest
 
-from server.store.postgres import NewEvent, Store
-from server.store.tables import AlreadyStored, NewDelivery, NewWebhook
+from server.store.port import AlreadyStored, NewDelivery, NewEvent, NewWebhook, Store
 from tests.integration.store_contract import META, Backend
 
 LEASE = 60.0

@@ -11,7 +11,7 @@ from domain.state import GM
 from domain.verify import verify
 from server.services.encounters import EncounterService
 from server.services.metrics import Metrics
-from server.store.postgres import Store
+from server.store.port import Store
 from tests.integration.store_contract import Backend
 
 
@@ -66,7 +66,7 @@ async def test_what_a_close_does_then_shares_its_transaction_and_a_conflict_ther
     """A War's carry-back runs as the `then` of its encounter's close: if the War moved on
     (ConcurrencyError), the close is rolled back too and the whole command is decided
     again, so a close never stands without its carry-back."""
-    from server.store.postgres import ConcurrencyError
+    from server.store.port import ConcurrencyError
 
     svc = EncounterService(stores.store, Metrics())
     eid = (await svc.create("plain-d100", "Close", {}))["id"]

@@ -20,7 +20,8 @@ import pytest
 
 from domain.chain import GENESIS, first_break, link
 from server.store.db import apply_schema
-from server.store.postgres import ConcurrencyError, NewEvent, PostgresEventStore, Recorded, tail
+from server.store.port import ConcurrencyError, NewEvent, Recorded
+from server.store.postgres import PostgresEventStore, tail
 
 META = {"command_id": "c-1", "actor": "gm", "rules_version": "test-1"}
 APPEND = "SELECT * FROM fracas_append($1, 0, $2, $3::jsonb)"  # a new stream, by hand

@@ -1,7 +1,10 @@
-"""The side tables' half of the store port: tokens, dice seeds, command keys, webhooks
-and their deliveries (mutable state that is not history, schema.sql).
+"""The store port: what the application needs of a store, and nothing of how.
 
-`SideTables` is the port and these are its rows. `server.store.postgres_tables` is its
+Two halves, one adapter object per backend (`Store`): the event log (`EventStore`, its
+rows `NewEvent` and `Recorded`, `ConcurrencyError`, the wake-ups `Wakes`) and the side
+tables (`SideTables`: tokens, dice seeds, command keys, webhooks and their deliveries,
+mutable state that is not history, schema.sql). A transaction is opaque (`Tx`): only the
+adapter that opened it knows what it is. `server.store.postgres_tables` is its
 PostgreSQL half (a base of `server.store.postgres.PostgresEventStore`, so the adapter is one
 object, and all the server's SQL lives in server/store.py and there);
 `server.store.memory_tables` is the same port in memory. The same contract tests hold both
@@ -17,11 +20,140 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import TracebackType
 from typing import Any, Protocol
 
 import msgspec
 
-from server.store.listen import Conn
+
+class Tx(Protocol):
+    """An open transaction of the store, from `SideTables.transaction()`: opaque to its
+    callers, who only pass it back to the same store's writes (`conn=`)."""
+
+
+class Wake(msgspec.Struct, frozen=True):
+    """Something may have been appended: re-read from your checkpoint.
+
+    `stream` and `version` come from a NOTIFY; a tick or a reconnect leaves them None.
+    """
+
+    stream: str | None = None
+    version: int | None = None
+
+
+class ConcurrencyError(Exception):
+    """The stream was not at the expected version, or another append won the race.
+
+    `actual` is the stream's version when the store knows it, else None.
+    """
+
+    def __init__(self, stream: str, expected: int, actual: int | None) -> None:
+        shown = "unknown" if actual is None else actual
+        super().__init__(f"stream {stream!r}: expected version {expected}, actual {shown}")
+        self.stream = stream
+        self.expected = expected
+        self.actual = actual
+
+
+class NewEvent(msgspec.Struct, frozen=True):
+    """An event to append: its snake_case type tag and its data (JSON values, no floats)."""
+
+    type: str
+    data: dict[str, Any]
+
+
+class Recorded(msgspec.Struct, frozen=True):
+    """A stored event: the envelope of CONTRACT section 5."""
+
+    stream: str
+    version: int
+    position: int
+    type: str
+    data: dict[str, Any]
+    meta: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+
+class Wakes(Protocol):
+    """Wake-ups for readers of the log: an async context manager and iterator of `Wake`s.
+
+    A wake only says "re-read from your checkpoint": a lost one loses nothing, and a
+    periodic one (every `tick`) comes even when nothing was appended.
+    """
+
+    async def __aenter__(self) -> Wakes: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def __aiter__(self) -> Wakes: ...
+
+    async def __anext__(self) -> Wake: ...
+
+    def drain(self) -> int:
+        """Forget pending wakes (call right before re-reading); returns how many."""
+        ...
+
+
+class EventStore(Protocol):
+    """The port the service, the hub, campaigns and webhooks depend on.
+
+    Invariants every implementation keeps (tests/integration/store_contract.py):
+    versions are gapless per stream from 1; an append lands whole or not at all, and
+    only at the expected version (else ConcurrencyError, nothing appended); each event
+    gets a global position, and read_all returns positions in order without ever
+    skipping one that a later read could still show; the hash chain links every event
+    to the one before it in its stream (GENESIS before version 1).
+    """
+
+    async def append(
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        meta: Mapping[str, Any],
+        *,
+        conn: Tx | None = None,
+    ) -> list[Recorded]:
+        """Append after `expected_version`, all or nothing; `recorded_at` goes into meta.
+
+        `conn` is an open transaction to append in (PostgreSQL); a store without
+        transactions ignores it and the events land at once.
+        """
+        ...
+
+    async def read_stream(
+        self, stream: str, after: int = 0, upto: int | None = None
+    ) -> list[Recorded]:
+        """Events of `stream` with after < version <= upto, in version order."""
+        ...
+
+    async def read_facts(
+        self, stream: str, after: int = 0, upto: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Like read_stream, as lean {stream, version, type, data} dicts for folds."""
+        ...
+
+    async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
+        """Up to `limit` events after `after_position`, in position order."""
+        ...
+
+    async def versions(self, streams: Sequence[str]) -> dict[str, int]:
+        """The current version of each stream (0 for an empty one)."""
+        ...
+
+    async def head(self, stream: str) -> tuple[int, str]:
+        """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream."""
+        ...
+
+    def subscribe(self, *, tick: float = 1.0) -> Wakes:
+        """Wake-ups on every append, plus one every `tick` seconds."""
+        ...
 
 
 class AlreadyStored(Exception):
@@ -148,7 +280,7 @@ class SideTables(Protocol):
     """The side tables' half of the store port (invariants: schema.sql, and the
     contract tests in tests/integration/store_contract.py)."""
 
-    def transaction(self) -> AbstractAsyncContextManager[Conn]:
+    def transaction(self) -> AbstractAsyncContextManager[Tx]:
         """An open transaction: pass it as `conn`; all of it lands, or none if it raises."""
         ...
 
@@ -165,7 +297,7 @@ class SideTables(Protocol):
         combatants: Sequence[str],
         token_id: str,
         *,
-        conn: Conn | None = None,
+        conn: Tx | None = None,
     ) -> None:
         """Store a token for `scope` (an encounter or War id); AlreadyStored if taken."""
         ...
@@ -201,7 +333,7 @@ class SideTables(Protocol):
 
     # --- dice seeds (inserted and read, never updated) --------------------------------
     async def add_seeds(
-        self, encounter: str, seeds: Mapping[str, bytes], *, conn: Conn | None = None
+        self, encounter: str, seeds: Mapping[str, bytes], *, conn: Tx | None = None
     ) -> None:
         """Store an encounter's seeds by id; AlreadyStored (nothing written) if one exists."""
         ...
@@ -220,7 +352,7 @@ class SideTables(Protocol):
         status: int,
         outcome: Mapping[str, Any],
         *,
-        conn: Conn | None = None,
+        conn: Tx | None = None,
     ) -> bool:
         """Keep the key's first outcome; False (nothing written) if it has one already."""
         ...
@@ -250,16 +382,16 @@ class SideTables(Protocol):
         """Every webhook's checkpoint beside its encounter's version."""
         ...
 
-    async def lock_webhook(self, hook_id: str, *, conn: Conn) -> LockedWebhook | None:
+    async def lock_webhook(self, hook_id: str, *, conn: Tx) -> LockedWebhook | None:
         """Hold the webhook for `conn`'s transaction; None if gone or held elsewhere."""
         ...
 
-    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Conn) -> None:
+    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Tx) -> None:
         """Add pending deliveries, due now; one already there for its
         (webhook, version, kind) is left as it is."""
         ...
 
-    async def move_checkpoint(self, hook_id: str, version: int, *, conn: Conn) -> None:
+    async def move_checkpoint(self, hook_id: str, version: int, *, conn: Tx) -> None:
         """The last version the webhook's deliveries were made from."""
         ...
 
@@ -277,3 +409,8 @@ class SideTables(Protocol):
     ) -> None:
         """A pending delivery's attempt failed: due again in `delay` s, or `failed`."""
         ...
+
+
+class Store(EventStore, SideTables, Protocol):
+    """The whole store port: the event log and the side tables, one adapter per backend
+    (PostgresEventStore, server.store.memory.MemoryEventStore)."""
