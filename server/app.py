@@ -36,7 +36,7 @@ from projections.settings_fr import description_fr
 from server.http import openapi, ratelimit
 from server.http.api_types import CreateEncounter
 from server.http.bounds import whole_param
-from server.http.campaigns import open_in_war, settling
+from server.http.campaigns import open_encounter_in_war
 from server.http.campaigns import routes as campaign_routes
 from server.http.dice import routes as dice_routes
 from server.http.errors import (
@@ -52,7 +52,7 @@ from server.http.errors import (
     on_validation,
 )
 from server.http.log import routes as log_routes
-from server.http.requests import bearer, body_of, caller, limit_creation, service, view_role
+from server.http.requests import bearer, body_of, caller, limit_creation, service
 from server.http.resolver import routes as simulate_routes
 from server.http.tokens import Revocations
 from server.http.tokens import routes as token_routes
@@ -61,8 +61,10 @@ from server.live.encounter import WsMessage, WsPatchServerMessage, WsServerMessa
 from server.live.hub import Hub
 from server.live.war import ws_campaign
 from server.services import ruletext
+from server.services.auth import view_role
 from server.services.encounters import CommandKey, EncounterService, Replayed, parse_id
 from server.services.metrics import Metrics
+from server.services.wars import settling
 from server.store import db
 from server.store.postgres import PostgresEventStore
 from server.webhooks.delivery import Settings as WebhookSettings
@@ -86,7 +88,7 @@ async def create(request: Request) -> Response:
     body = msgspec.json.decode(await body_of(request), type=CreateEncounter)
     limit_creation(request)
     if body.campaign is not None:  # the War's GM token; its characters join (server/campaigns)
-        answer = await open_in_war(
+        answer = await open_encounter_in_war(
             service(request), bearer(request), body.ruleset, body.name, body.settings, body.campaign
         )
     else:

@@ -13,7 +13,7 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
-from server.cli.offline import UserError
+from server.bootstrap import UserError
 
 DEMO_SIDES = ("heroes", "foes")
 TIMEOUT = 15.0  # seconds per request; a server under load still answers well within it

@@ -16,8 +16,8 @@ from domain.rules import REGISTRY
 from domain.verify import BUNDLE_FORMAT, verify, verify_bundle
 from projections import audit as auditing
 from projections import export as exporting
-from server.cli.demo import demo, server_url
-from server.cli.offline import (
+from projections.resolver_report import LANGS
+from server.bootstrap import (
     UserError,
     check_reachable,
     configured_url,
@@ -25,13 +25,13 @@ from server.cli.offline import (
     fracas_home,
     with_service,
 )
+from server.cli.demo import demo, server_url
 from server.cli.resolver import (
-    LANGS,
-    SIMULATE_RULESETS,
     count_fights,
     count_jobs,
     simulate_cmd,
 )
+from server.services.resolver import SIMULATE_RULESETS
 
 
 def serve(args: argparse.Namespace) -> int:

@@ -14,12 +14,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from projections import dice
-from server.http.campaigns import load as load_war
-from server.http.campaigns import parse_campaign
 from server.http.errors import HTTPError, json_response
-from server.http.requests import bearer, caller, service, view_role
+from server.http.requests import bearer, caller, service
 from server.services import auth
+from server.services.auth import view_role
 from server.services.encounters import parse_id
+from server.services.wars import load as load_war
+from server.services.wars import parse_campaign
 
 
 async def encounter_dice(request: Request) -> Response:

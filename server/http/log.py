@@ -21,7 +21,8 @@ from projections.board import LOG_LINES, log_page
 from projections.view import Projection
 from server.http.bounds import MAX_PARAM, whole_param
 from server.http.errors import HTTPError, json_response
-from server.http.requests import caller, service, view_role
+from server.http.requests import caller, service
+from server.services.auth import view_role
 from server.services.encounters import parse_id, stream_of
 
 MAX_LIMIT = 200

@@ -18,15 +18,16 @@ import msgspec
 from domain import commands as cmd
 from domain import events as ev
 from domain.rules import REGISTRY
-from server.cli.resolver import SIMULATE_RULESETS
 from server.http import api_types as t
 from server.http.bounds import MAX_PARAM
-from server.http.campaigns import RULESET, CreateCampaign, WarCommand
+from server.http.campaigns import CreateCampaign
 from server.http.log import MAX_LIMIT
 from server.http.resolver import SimulateBody
 from server.http.tokens import IssueToken
 from server.http.webhooks import WebhookBody
 from server.live.encounter import WsMessage, WsPatchServerMessage, WsServerMessage
+from server.services.resolver import SIMULATE_RULESETS
+from server.services.wars import RULESET, WarCommand
 
 Auth = Literal["none", "optional", "required"]
 TEXT = "text/plain"

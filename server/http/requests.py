@@ -60,10 +60,6 @@ def limit_creation(request: Request) -> None:
         )
 
 
-def view_role(who: Principal) -> str:
-    return "gm" if who.role == "gm" else "public"
-
-
 async def caller(request: Request, encounter_id: str, required: bool = True) -> Principal:
     """Who the bearer token makes the caller (a spectator with no token unless one is
     `required`); 401 for a token that gives no access to this encounter."""

@@ -8,7 +8,6 @@ The duels are CPU-bound, so they run in a worker thread: the server keeps servin
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import secrets
 from typing import Annotated, Any, Literal
@@ -25,9 +24,10 @@ from domain.rules import REGISTRY
 from domain.rules.common.sheetcheck import with_preset
 from domain.rules.d20_na.resolver import Summary, buckets, simulate
 from projections.log import narrate
-from server.cli.resolver import SIMULATE_RULESETS, UsageError, save_fight, simulation_report
+from projections.resolver_report import simulation_report
 from server.http.errors import HTTPError, json_response
 from server.http.requests import body_of, limit_creation, service
+from server.services.resolver import SIMULATE_RULESETS, SaveConflict, save_fight
 
 MAX_FIGHTS = 2000
 Fighter = Annotated[str, msgspec.Meta(min_length=1, max_length=60)] | dict[str, Any]
@@ -97,9 +97,7 @@ def answer(
     """The JSON answer: the statistics, the told fight and the report `fracas simulate` prints."""
     example = summary.example
     assert example is not None  # at least one fight
-    report = simulation_report(
-        summary, names, argparse.Namespace(lang=lang, ruleset="d20-na"), seed, encounter
-    )
+    report = simulation_report(summary, names, lang, "d20-na", seed, encounter)
     return {
         "ruleset": "d20-na",
         "names": {"a": names[0], "b": names[1]},
@@ -166,7 +164,7 @@ async def post_simulate(request: Request) -> Response:
         assert summary.example is not None
         try:
             saved = await save_fight(service(request), seed, summary.example.events, rules)
-        except UsageError as e:
+        except SaveConflict as e:
             raise HTTPError(409, "conflict", str(e)) from e
         eid = saved["id"]
         if not saved["saved"]:

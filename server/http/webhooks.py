@@ -1,9 +1,11 @@
-"""Webhooks for play-by-post (CONTRACT section 8): the GM's routes and the words sent.
+"""Webhooks for play-by-post (CONTRACT section 8): the GM's routes.
+
+The words sent are projections/webhook_words.py; delivery is server/webhooks/delivery.py.
 
 `PUT /api/encounters/{id}/webhook {url, format, kinds?, lang?}` sets the encounter's one
 webhook and answers its signing secret once; `GET` shows the URL, kinds and the last
 deliveries; `DELETE` removes it (and its pending deliveries). The configuration lives in
-the `webhooks` table, never in an event; delivery is `server/webhook_delivery.py`.
+the `webhooks` table, never in an event.
 
 A payload is what the public board shows: a hidden roll's dispute is never sent, and the
 link is the public board's (`/e/<id>`), never a token.
@@ -13,16 +15,14 @@ from __future__ import annotations
 
 import os
 import secrets
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from domain import events as ev
-from domain.state import EncounterState
-from projections.log import principal
+from projections.webhook_words import KINDS
 from server.http.errors import HTTPError, json_response
 from server.http.requests import body_of, service
 from server.http.tokens import require_gm
@@ -30,7 +30,6 @@ from server.services.encounters import parse_id, stream_of
 from server.store.port import NewWebhook
 from server.webhooks.outbound import Unsafe, check_url, vetted
 
-KINDS = ("turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed")
 Kind = Literal[
     "turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed"
 ]
@@ -44,71 +43,6 @@ class WebhookBody(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     format: Literal["json", "discord"] = "json"
     kinds: Annotated[list[Kind], msgspec.Meta(min_length=1, max_length=5)] | None = None
     lang: Literal["en", "fr"] = "en"
-
-
-# --- the words -------------------------------------------------------------------------
-
-
-def _name(state: EncounterState, cid: str) -> str:
-    c = state.game.combatants.get(cid)
-    return c.name if c is not None else cid
-
-
-def message(
-    event: ev.Event, state: EncounterState, lang: str
-) -> tuple[str, str, str | None] | None:
-    """(kind, text, combatant) for an event a webhook may announce, else None.
-
-    `state` is the encounter as it stood before the event (names of the leaving stay).
-    """
-    fr = lang == "fr"
-    title = state.ledger.name
-    sep = " : " if fr else ": "
-    match event:
-        case ev.TurnStarted(actor=actor):
-            who = _name(state, actor)
-            text = f"c'est au tour de {who}" if fr else f"it is {who}'s turn"
-            return "turn_started", f"{title}{sep}{text}.", actor
-        case ev.ReactionAwaited(attacker=attacker, target=target):
-            a, t = _name(state, attacker), _name(state, target)
-            text = (
-                f"{t} est attaqué par {a} et doit répondre"
-                if fr
-                else f"{t} is attacked by {a} and must answer"
-            )
-            return "reaction_awaited", f"{title}{sep}{text}.", target
-        case ev.RoundStarted(round=n):
-            text = f"le round {n} commence" if fr else f"round {n} begins"
-            return "round_started", f"{title}{sep}{text}.", None
-        case ev.RollDisputed(seq=seq, by=by, reason=reason):
-            by_ = principal(by)
-            text = (
-                f"le jet {seq} est contesté par {by_} : {reason}"
-                if fr
-                else f"roll {seq} is disputed by {by_}: {reason}"
-            )
-            return "dispute_opened", f"{title}{sep}{text}", None
-        case ev.EncounterClosed():
-            text = "la rencontre est close" if fr else "the encounter is closed"
-            return "encounter_closed", f"{title}{sep}{text}.", None
-    return None
-
-
-def payload(
-    fmt: str, encounter: str, version: int, kind: str, combatant: str | None, text: str, link: str
-) -> bytes:
-    """The exact bytes POSTed: the json body, or Discord's (no pings from names)."""
-    if fmt == "discord":
-        body: dict[str, Any] = {
-            "content": f"{text}\n{link}",
-            "allowed_mentions": {"parse": []},
-        }
-    else:
-        body = {"encounter": encounter, "version": version, "kind": kind}
-        if combatant is not None:
-            body["combatant"] = combatant
-        body |= {"text": text, "link": link}
-    return msgspec.json.encode(body)
 
 
 # --- routes ----------------------------------------------------------------------------

@@ -23,12 +23,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from domain.errors import Refused
 from domain.state import SPECTATOR
-from server.http.requests import service, view_role
 from server.live.hub import Hub, Watcher
 from server.live.transport import Shared, direct
 from server.live.updates import patch_view
 from server.services import auth
-from server.services.encounters import parse_id, stream_of
+from server.services.auth import view_role
+from server.services.encounters import EncounterService, parse_id, stream_of
 
 
 class WsMessage(msgspec.Struct, tag_field="type", tag="ping", forbid_unknown_fields=True):
@@ -125,7 +125,7 @@ async def ws_encounter(websocket: WebSocket) -> None:
     except Refused:
         await websocket.close(code=4404)
         return
-    svc = service(websocket)
+    svc: EncounterService = websocket.app.state.service
     token = websocket.query_params.get("token")
     who = await svc.principal(eid, token) if token else SPECTATOR
     raw_after = websocket.query_params.get("after")

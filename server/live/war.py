@@ -18,12 +18,12 @@ from starlette.websockets import WebSocket
 
 from domain import campaign as war
 from domain.errors import NotFound
-from server.http.campaigns import War, load, parse_campaign, stream_of, view
-from server.http.requests import service
 from server.live.encounter import serve_watcher
 from server.live.hub import Hub, Room, Watcher
 from server.live.transport import direct
 from server.services import auth
+from server.services.encounters import EncounterService
+from server.services.wars import War, load, parse_campaign, stream_of, view
 
 
 class WarFold:
@@ -73,7 +73,7 @@ def _without_sheet(env: Mapping[str, Any]) -> dict[str, Any]:
 
 
 async def ws_campaign(websocket: WebSocket) -> None:
-    svc = service(websocket)
+    svc: EncounterService = websocket.app.state.service
     try:
         campaign_id = parse_campaign(websocket.path_params["id"])
         await load(svc, campaign_id)

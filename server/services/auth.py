@@ -87,3 +87,8 @@ async def revoke(store: SideTables, scope: str, token_id: str) -> bool:
 async def id_of(store: SideTables, scope: str, token: str) -> str | None:
     """The public id of a live token."""
     return await store.token_id(scope, token_hash(token))
+
+
+def view_role(who: Principal) -> str:
+    """The view a caller reads: the GM's, or the public one (players and spectators)."""
+    return "gm" if who.role == "gm" else "public"

@@ -28,13 +28,15 @@ import os
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import asyncpg
+import msgspec
 
 from domain import events as ev
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
-from server.http.webhooks import message, payload
+from projections.webhook_words import message
 from server.services.encounters import stream_of
 from server.store.port import Claimed, NewDelivery, Store
 from server.webhooks.outbound import Allow, Unsafe, post
@@ -232,3 +234,20 @@ class Webhooks:
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
             # The lease runs out and the row is retried: at least once holds.
             log.warning("webhook delivery %s: could not record the outcome", row.id)
+
+
+def payload(
+    fmt: str, encounter: str, version: int, kind: str, combatant: str | None, text: str, link: str
+) -> bytes:
+    """The exact bytes POSTed: the json body, or Discord's (no pings from names)."""
+    if fmt == "discord":
+        body: dict[str, Any] = {
+            "content": f"{text}\n{link}",
+            "allowed_mentions": {"parse": []},
+        }
+    else:
+        body = {"encounter": encounter, "version": version, "kind": kind}
+        if combatant is not None:
+            body["combatant"] = combatant
+        body |= {"text": text, "link": link}
+    return msgspec.json.encode(body)

@@ -23,10 +23,11 @@ import schemathesis
 
 from domain import commands as cmd
 from server.http.api_types import CreateEncounter
-from server.http.campaigns import CreateCampaign, WarCommand
+from server.http.campaigns import CreateCampaign
 from server.http.resolver import SimulateBody
 from server.http.tokens import IssueToken
 from server.http.webhooks import WebhookBody
+from server.services.wars import WarCommand
 
 _DECODERS: dict[str, Any] = {
     "POST /api/encounters": lambda raw: msgspec.json.decode(raw, type=CreateEncounter),

@@ -1,5 +1,6 @@
-"""Commands that work on the database without a running server (the CLI's subcommands):
-the same database resolution, schema and service as `fracas serve`."""
+"""The composition root of the offline commands (`fracas export`, `verify`, `audit`,
+`simulate --save`): the same database resolution, schema, adapters and service as
+`fracas serve` (whose root is server/app.py), for commands that run without a server."""
 
 from __future__ import annotations
 
