@@ -4,7 +4,8 @@ Rules for evolving stored events (they are facts: never rewritten):
 1. A tag never changes meaning. A new meaning gets a new tag.
 2. A new field always has a default, so old events still decode.
 3. A field is never renamed or retyped in place; a real change adds an upcaster in
-   `domain/codec.py` that turns the old shape into the new one at decode time.
+   `domain/events.py` (`event_from`, the one place stored shapes are decoded) that turns
+   the old shape into the new one at decode time. None is needed yet.
 4. No floats: the hash chain needs one canonical text per value.
 5. Events carry facts, never sentences. `ActionResolved.summary` and
    `ReactionResolved.summary` held the rule modules' English sentence until the
@@ -18,6 +19,7 @@ fields and old events still fold.
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 import msgspec
@@ -336,38 +338,6 @@ class Undone(Event, tag="undone", frozen=True, kw_only=True):
     reason: str
 
 
-CORE_EVENTS: tuple[type[Event], ...] = (
-    EncounterOpened,
-    SeedCommitted,
-    EntropyAdded,
-    SeedRevealed,
-    EncounterClosed,
-    CombatantAdded,
-    CombatantRemoved,
-    CombatantDefeated,
-    ResourceChanged,
-    StatusSet,
-    LimitUsed,
-    DieRolled,
-    RollDisputed,
-    DisputeAnswered,
-    ConditionApplied,
-    ConditionExpired,
-    ConditionRemoved,
-    InitiativeSet,
-    CombatStarted,
-    RoundStarted,
-    TurnStarted,
-    TurnEnded,
-    ActionDeclared,
-    ActionResolved,
-    ReactionAwaited,
-    ReactionDeclared,
-    ReactionResolved,
-    CombatContinued,
-    Undone,
-)
-
 AnyEvent = (
     EncounterOpened
     | SeedCommitted
@@ -399,6 +369,9 @@ AnyEvent = (
     | CombatContinued
     | Undone
 )
+
+# The union named once; the tuple of its classes is read off it.
+CORE_EVENTS: tuple[type[Event], ...] = typing.get_args(AnyEvent)
 
 _decoder = msgspec.json.Decoder(AnyEvent)
 # Converting to the one class a tag names is ~50x cheaper than to the whole union.
