@@ -89,7 +89,7 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
 
 def lines_for(lines: list[LogLine], role: str) -> list[LogLine]:
     """The log lines `role` may read."""
-    return list(lines) if role == "gm" else [line for line in lines if not line.hidden]
+    return [line for line in lines if line.shown(role == "gm")]
 
 
 def _tail(lines: Sequence[Line], gm: bool, limit: int = LOG_LINES) -> list[Line]:
@@ -98,7 +98,7 @@ def _tail(lines: Sequence[Line], gm: bool, limit: int = LOG_LINES) -> list[Line]
     for line in reversed(lines):
         if len(out) == limit:
             break
-        if gm or not line.hidden:
+        if line.shown(gm):
             out.append(line)
     return out[::-1]
 
@@ -108,6 +108,7 @@ class _Line(Protocol):
     def version(self) -> int: ...
     @property
     def hidden(self) -> bool: ...
+    def shown(self, secrets: bool) -> bool: ...
 
 
 Line = TypeVar("Line", bound=_Line)
@@ -134,7 +135,7 @@ def log_page(lines: Sequence[Line], role: str, before: int, limit: int) -> LogPa
     if not tail:
         return LogPage([], False)
     start = bisect.bisect_left(lines, tail[0].version, key=_version)
-    page = [line for line in lines[start:end] if gm or not line.hidden]
+    page = [line for line in lines[start:end] if line.shown(gm)]
     return LogPage(page, bool(_tail(lines[:start], gm, 1)))
 
 

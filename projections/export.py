@@ -172,7 +172,7 @@ def _export(
         raise ValueError(f"unknown scope {scope!r}; known: {', '.join(SCOPES)}")
     proj = fold(envelopes)
     post = Post(role, language(proj, lang), include_hidden, base)
-    lines = [line for line in proj.lines if post.secrets or not line.hidden]
+    lines = [line for line in proj.lines if line.shown(post.secrets)]
     if scope == "last_turn":
         lines = lines[_turn_start(lines) :]
     return render_(proj, _grouped(lines), post)

@@ -14,6 +14,7 @@ from typing import Any
 from domain.events import event_from
 from domain.evolve import evolve
 from domain.state import EncounterState
+from projections.filter import is_veiled, secret_resources
 from projections.log import LogLine
 from projections.log import tell as tell_
 
@@ -69,12 +70,20 @@ class Projection:
         try:
             event = event_from(str(kind), dict(data or {}))
             if tell:
-                tell_(self.lines, event, self.state, version)
+                tell_(self.lines, event, self.state, version, self._veiled(envelope))
             evolve(self.state, event)
         except (ValueError, TypeError, KeyError) as error:
             self._broken = f"version {version} ({kind}): {error}"
             raise ValueError(f"cannot fold version {version} ({kind}): {error}") from error
         self.stream = str(stream) if stream is not None else None
+
+    def _veiled(self, envelope: Mapping[str, Any]) -> bool:
+        """Is this envelope's step veiled from non-GM readers (projections/filter.py)?
+        Marked at append since blinds exist; judged from its words before that."""
+        meta = envelope.get("meta") or {}
+        if "blind" in meta:
+            return bool(meta.get("veiled", False))
+        return is_veiled(envelope, secret_resources(self.state))
 
 
 def fold(envelopes: Iterable[Mapping[str, Any]], upto: int | None = None) -> Projection:

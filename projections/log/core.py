@@ -13,6 +13,7 @@ were appended just before it, so a hit is one line with its numbers and its roll
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -43,8 +44,11 @@ class LogLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One line of the encounter log and the version of the event it came from (a field
     at its default is left out of the JSON: a line is most of what a board update carries).
 
-    `hidden` marks a line only the GM may see: a hidden roll, a dispute of one, or a
-    change to a resource the GM keeps secret. `outcome` is the check or resolution
+    `hidden` marks a line only the GM may see: a hidden roll, a dispute of one, a
+    change to a resource the GM keeps secret, or the full words of a veiled step
+    (projections/filter.py). `twin` marks the public's words for such a step: its
+    outcome and dice, no number computed from a sheet or a resource; the GM does not
+    read it. `outcome` is the check or resolution
     outcome code where there is one (for colouring), else None. `roll`/`faces` are a roll
     line's own; `rolls` the roll numbers a resolution line absorbed (each links to its
     audit). `rule` is a rule id shown as a tag, `undone` the reason of an undo that
@@ -64,6 +68,12 @@ class LogLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     rule: str | None = None
     undone: str | None = None
     resource: str | None = None
+    twin: bool = False
+
+    def shown(self, secrets: bool) -> bool:
+        """Does a reader see this line? One who reads the GM's secrets reads every line but
+        the public twins of veiled steps; any other reader, every line but hidden ones."""
+        return not self.twin if secrets else not self.hidden
 
 
 @dataclass
@@ -575,12 +585,77 @@ _TAKEN = frozenset({"die_rolled", "resource_changed", "combatant_defeated"})
 
 def _takeable(line: LogLine) -> bool:
     # A free roll (no combatant rolled it) is its own step, never part of the next one.
+    # A public twin stays where it is, and lets the GM's line take what is before it.
     free = line.kind == "die_rolled" and line.actor is None
-    return line.kind in _TAKEN and line.undone is None and not free
+    return (line.kind in _TAKEN or line.twin) and line.undone is None and not free
 
 
-def tell(lines: list[LogLine], event: ev.Event, state: EncounterState, version: int) -> None:
+_DIGIT = re.compile(r"\d")
+
+
+def _public_said(event: ev.Event, w: Words, said: Said) -> Said | None:
+    """What a non-GM reads of a veiled event: `said` itself when its words hold no
+    number; else words from the facts anyone may know (who, what, the outcome, the
+    dice), or None: then only the GM reads of it."""
+    if not _DIGIT.search(said.en + said.fr) and not isinstance(event, ev.DieRolled):
+        return said
+    if isinstance(event, ev.RoundStarted | ev.Undone):
+        return said  # ordinals only
+    if isinstance(event, ev.DieRolled):
+        who = w.name(event.actor or "gm")
+        who_fr = "Le MJ" if (event.actor or "gm") == "gm" else who
+        faces = ", ".join(map(str, event.faces))
+        shown = f"{event.total}" if event.faces == [event.total] else f"{event.total} ({faces})"
+        p_en, p_fr = w.narrator.purpose(event.purpose, w)
+        if _DIGIT.search(p_en + p_fr):
+            p_en, p_fr = "a roll", "un jet"
+        en, fr = (
+            f"{who} rolls {event.expr} for {p_en}: {shown}",
+            f"{who_fr} lance {event.expr} ({p_fr}) : {shown}",
+        )
+        if event.check is not None:
+            en += f", {w.outcome(event.check.outcome)}"
+            fr += f", {w.outcome(event.check.outcome, fr=True)}"
+        return Said(en, fr, roll=event.seq, faces=list(event.faces), actor=said.actor,
+                    outcome=said.outcome, rule=said.rule)  # fmt: skip
+    if isinstance(event, ev.ActionResolved):
+        who = w.name(event.actor)
+        target = event.detail.get("target")
+        on = f" on {w.name(str(target))}" if w.is_combatant(target) else ""
+        on_fr = f" sur {w.name(str(target))}" if w.is_combatant(target) else ""
+        return Said(
+            f"{who}: {w.label(event.action)}{on}, {w.outcome(event.outcome)}",
+            f"{who} : {w.label(event.action, fr=True)}{on_fr}, {w.outcome(event.outcome, fr=True)}",
+            actor=said.actor, outcome=said.outcome, rule=said.rule,
+        )  # fmt: skip
+    if isinstance(event, ev.ReactionResolved):
+        who = w.name(event.actor)
+        label, label_fr = w.label(event.reaction), w.label(event.reaction, fr=True)
+        out, out_fr = w.outcome(event.outcome), w.outcome(event.outcome, fr=True)
+        return Said(
+            f"{who}: {label}" + (f", {out}" if out != label else ""),
+            f"{who} : {label_fr}" + (f", {out_fr}" if out_fr != label_fr else ""),
+            actor=said.actor,
+            outcome=said.outcome,
+            rule=said.rule,
+        )
+    if isinstance(event, ev.InitiativeSet):
+        ranks = ", ".join(w.name(c) for c in event.order)
+        return Said(f"Initiative: {ranks}", f"Initiative : {ranks}")
+    return None
+
+
+def tell(
+    lines: list[LogLine],
+    event: ev.Event,
+    state: EncounterState,
+    version: int,
+    veiled: bool = False,
+) -> None:
     """Append `event`'s line to `lines` (the log so far; `state` as before the event).
+
+    A `veiled` event (projections/filter.py) is told twice: the GM's line, hidden, and
+    its public twin, worded from what a non-GM may know (`_public_said`).
 
     A line that absorbs takes over the rolls and reported resource changes just before
     it (stopping at any other line), and goes before the defeats that the same step
@@ -589,11 +664,21 @@ def tell(lines: list[LogLine], event: ev.Event, state: EncounterState, version: 
     """
     said = _said(event, state)
     if isinstance(event, ev.Undone):
+        reverted = False
         for i, old in enumerate(lines):
             if event.to_version < old.version <= event.from_version and old.undone is None:
                 lines[i] = msgspec.structs.replace(old, undone=event.reason)
+                reverted = reverted or not old.hidden
+        if said is not None and not reverted:
+            # An undo of steps no one else read is the GM's alone to read of.
+            said.hidden = True
     if said is None:
         return
+    if veiled and not said.hidden:
+        twin = _public_said(event, Words(state), said)
+        said.hidden = twin is not said
+        if twin is not said and twin is not None:
+            lines.append(msgspec.structs.replace(_line(twin, event, version), twin=True))
     line = _line(said, event, version)
     if not said.absorbs:
         lines.append(line)
@@ -606,8 +691,12 @@ def tell(lines: list[LogLine], event: ev.Event, state: EncounterState, version: 
     kept: list[LogLine] = []
     rule = line.rule
     for old in lines[start:]:
-        if old.kind == "die_rolled" and not old.hidden and old.roll is not None:
+        if old.twin:
+            kept.append(old)
+        elif old.kind == "die_rolled" and (line.hidden or not old.hidden) and old.roll is not None:
             rolls.append(old.roll)
+            if line.hidden and not old.hidden:  # the public keeps the roll the GM's line took
+                kept.append(msgspec.structs.replace(old, twin=True))
         elif (
             old.kind == "resource_changed" and (old.actor or "", old.resource or "") in said.reports
         ):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
+import secrets
 import time
 import uuid
 import weakref
@@ -27,7 +28,7 @@ from domain.encounter import decide_and_fold, open_encounter
 from domain.errors import NotFound, Refused
 from domain.events import event_data
 from domain.state import EncounterState, Principal
-from projections.filter import filter_events, secret_resources
+from projections.filter import filter_events, secret_resources, veils
 from projections.view import Projection
 from server.services import auth
 from server.services.lru import Lru
@@ -226,9 +227,10 @@ class EncounterService:
     ) -> list[Recorded]:
         started = time.perf_counter()
         new = [NewEvent(*event_data(e)) for e in events]
-        recorded = await self.store.append(
-            stream_of(encounter_id), expected, new, {"rules_version": "1", **meta}, conn=conn
-        )
+        # 128 random bits in every command's hashed meta: no hash covers a secret that
+        # can be guessed (projections/filter.py says who reads the blind).
+        full = {"rules_version": "1", **meta, "blind": secrets.token_hex(16)}
+        recorded = await self.store.append(stream_of(encounter_id), expected, new, full, conn=conn)
         self.metrics.observe_append(time.perf_counter() - started, len(new))
         return recorded
 
@@ -312,7 +314,9 @@ class EncounterService:
         secret, hidden = secret_resources(state), set(state.ledger.hidden_rolls)
         extra: dict[str, Any] = {}
         # The server's own id: a client's Idempotency-Key is never published.
-        meta = {"actor": who.name or who.role, "command_id": uuid.uuid4().hex}
+        meta: dict[str, Any] = {"actor": who.name or who.role, "command_id": uuid.uuid4().hex}
+        if veils((event_data(e) for e in events), secret, hidden):
+            meta["veiled"] = True
         try:
             async with self.store.transaction() as conn:
                 if isinstance(command, cmd.AddCombatant):

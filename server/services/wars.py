@@ -15,6 +15,7 @@ its carry-back, and a second carry-back sees it and appends nothing.
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -72,8 +73,6 @@ def event_data(event: war.CampaignEvent) -> NewEvent:
     return NewEvent(str(raw.pop("type")), raw)
 
 
-
-
 @dataclass
 class War:
     """A War as loaded: its state, its version and the rows it was folded from."""
@@ -112,7 +111,7 @@ async def _append(
             stream_of(campaign_id),
             expected,
             [event_data(e) for e in events],
-            {"rules_version": "1", **meta},
+            {"rules_version": "1", **meta, "blind": secrets.token_hex(16)},
             conn=conn,
         )
     except ValueError as e:  # data PostgreSQL will not store (a NUL character...)

@@ -9,10 +9,13 @@ from projections.board import log_page
 
 
 class Line(msgspec.Struct, frozen=True):
-    """Any log line will do: `log_page` reads only `version` and `hidden`."""
+    """Any log line will do: `log_page` reads only `version` and `shown`."""
 
     version: int
     hidden: bool = False
+
+    def shown(self, secrets: bool) -> bool:
+        return secrets or not self.hidden
 
 
 LINES = [Line(v, hidden=v % 4 == 0) for v in range(1, 41)] + [Line(40), Line(41)]

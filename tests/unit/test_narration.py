@@ -139,7 +139,12 @@ def test_hidden_rolls_and_gm_only_resources_stay_out_unless_the_gm_asks(fmt: str
     for page in pages("gm", True):
         assert "second ogre" in page
         assert "24 -> 16" in page
-    assert "Ogre does not defend: 8 damage" in str(render(envelopes, "public", fmt))
+    # The Ogre's HP are the GM's: the public reads the outcome, not the damage it took.
+    assert "Ogre does not defend: 8 damage" in str(
+        render(envelopes, "gm", fmt, include_hidden=True)
+    )
+    public = str(render(envelopes, "public", fmt))
+    assert "Ogre: no defense" in public and "8 damage" not in public
 
 
 def test_the_json_bundle_is_unfiltered() -> None:
@@ -222,9 +227,13 @@ def test_a_gm_only_armor_and_hp_stay_off_the_public_hit_line() -> None:
     table.act(a, "attack", "c2", [10])
     envelopes = golden.envelopes("d100-tcs", "Secret mail", table.log, tcs.QUIET)
     public = str(render(envelopes, "public", "text"))
-    assert "A hits B: 10 against 50. 12 damage, 3 stopped by PP 3; the armor degrades" in public
+    # B's armor and HP are the GM's: the public reads who hit whom and the dice, and no
+    # number of the blow (the PP that stopped 3 is B's sheet).
+    assert "A: Attack (technique) on B, success" in public and "A rolls d100" in public
+    assert "PP 3" not in public and "12 damage" not in public
     assert "PR 5" not in public and "20 -> 11" not in public and "level 1" not in public
     gm = str(render(envelopes, "gm", "text", include_hidden=True))
+    assert "A hits B: 10 against 50. 12 damage, 3 stopped by PP 3; the armor degrades" in gm
     assert "B's HP: 20 -> 11" in gm and "B's armor PR: 10 -> 5" in gm
 
 
