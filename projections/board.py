@@ -9,6 +9,7 @@ public from the start. Everything is plain JSON: dicts, lists, str, int, bool, N
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from collections.abc import Sequence
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
@@ -34,6 +35,8 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
     state = proj.state
     led, game = state.ledger, state.game
     hidden_rolls = set() if gm else led.hidden_rolls
+    # Combatants whose numbers are the GM's (projections/filter.py): none for the GM.
+    veiled = set() if gm else {c.id for c in game.combatants.values() if c.gm_only}
     return {
         "encounter": {
             "id": led.encounter_id,
@@ -53,13 +56,18 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
         "actor": game.actor,
         "started": game.started,
         "order": [
-            {"id": cid, "name": game.combatants[cid].name, "score": game.scores.get(cid)}
+            {
+                "id": cid,
+                "name": game.combatants[cid].name,
+                # A score is a roll plus a sheet's stat: the GM's where the sheet is.
+                "score": None if cid in veiled else game.scores.get(cid),
+            }
             for cid in game.order
             if cid in game.combatants
         ],
         "sides": _sides(game),
         "combatants": [_combatant(c, gm, state) for c in _by_side(game)],
-        "pending": _pending(state),
+        "pending": _pending(state, veiled),
         "legal": _legal(state, gm),
         "log": [msgspec.to_builtins(line) for line in _tail(proj.lines, gm)],
         "disputes": [
@@ -251,10 +259,15 @@ def _combatant(c: Combatant, gm: bool, state: EncounterState) -> dict[str, Any]:
     }
 
 
-def _pending(state: EncounterState) -> list[dict[str, Any]]:
+def _pending(state: EncounterState, veiled: set[str]) -> list[dict[str, Any]]:
+    """The attacks waiting for an answer; the damage of one between combatants whose
+    numbers are the GM's is the GM's too."""
     out: list[dict[str, Any]] = []
     names = state.game.combatants
     for p in state.game.pending:
+        secret = p.attacker in veiled or p.target in veiled
+        if secret:
+            p = dataclasses.replace(p, damage=0)
         text, text_fr = pending_text(state, p)
         out.append(
             {
@@ -265,7 +278,7 @@ def _pending(state: EncounterState) -> list[dict[str, Any]]:
                 "target_name": names[p.target].name if p.target in names else p.target,
                 "action": p.action,
                 "rank": p.rank,
-                "damage": p.damage,
+                "damage": None if secret else p.damage,
                 "options": list(p.options),
                 "text": text,
                 "text_fr": text_fr,
@@ -294,7 +307,13 @@ def _legal(state: EncounterState, gm: bool) -> dict[str, list[dict[str, Any]]]:
             for cost in entry.get("cost", []):
                 if cost["unit"] in secret:
                     cost.pop("left", None)
-            if secret & set(entry.pop("reads", [])):
+            # The odds come from the actor's sheet and the first target's: hidden when
+            # either is the GM's (a combatant with GM-only resources keeps its sheet).
+            first = entry.get("targets", [])[:1]
+            veiled = not gm and any(
+                c in game.combatants and game.combatants[c].gm_only for c in [cid, *first]
+            )
+            if secret & set(entry.pop("reads", [])) or veiled:
                 entry.pop("chance", None)
                 entry.pop("threshold", None)
         out[cid] = [_with_fr(entry) for entry in entries]

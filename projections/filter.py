@@ -6,7 +6,8 @@ GM-only value, a number computed from one, or a hash that lets them test a guess
 
 1. **Dropped**: hidden GM rolls (and their disputes) and the changes of a resource the GM
    keeps secret (`Combatant.gm_only`).
-2. **Redacted**: a combatant's arrival loses its sheet and its secret values.
+2. **Redacted**: a combatant's arrival loses its sheet and its secret values (a War
+   character's arrival its sheet: the War shows sheets to its GM alone).
 3. **Veiled**: a command whose events touch a *veiled combatant* (one with any GM-only
    resource: its sheet is secret too), or any of whose events is dropped or redacted, is
    marked `meta.veiled` when it is appended (`veils`). A non-GM reads its events with
@@ -150,6 +151,8 @@ def veils(
     hidden = set(hidden_rolls)
     batch = list(events)
     for kind, data in batch:
+        if _redacts(kind, data):
+            return True
         if kind == "combatant_added" and data.get("gm_only"):
             known.update((str(data.get("combatant_id")), str(r)) for r in data["gm_only"])
         if kind == "die_rolled" and data.get("hidden", False):
@@ -160,6 +163,12 @@ def veils(
         if not visible(envelope, "public", known, hidden) or _mentions(data, ids):
             return True
     return False
+
+
+def _redacts(kind: Any, data: Mapping[str, Any]) -> bool:
+    """Is this a combatant's arrival whose sheet only the GM reads: one with GM-only
+    resources, or a War's character (the War keeps its sheets for its GM)?"""
+    return kind == "combatant_added" and bool(data.get("gm_only") or data.get("character"))
 
 
 def _null_numbers(value: Any, key: str | None = None) -> Any:
@@ -238,9 +247,9 @@ def filter_events(
     out: list[Mapping[str, Any]] = []
     for envelope in envelopes:
         data = envelope.get("data") or {}
-        if envelope.get("type") == "combatant_added" and data.get("gm_only"):
+        if _redacts(envelope.get("type"), data):
             cid = str(data.get("combatant_id"))
-            known.update((cid, str(r)) for r in data["gm_only"])
+            known.update((cid, str(r)) for r in data.get("gm_only", ()))
             out.append(redacted(envelope))
             continue
         elif envelope.get("type") == "die_rolled" and data.get("hidden", False):

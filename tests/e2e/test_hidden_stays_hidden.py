@@ -28,16 +28,24 @@ import json
 import os
 import random
 import re
+import threading
+import time
 from collections import Counter
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
+from unittest import mock
 
 import pytest
+import pytest_asyncio
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from websockets.sync.client import connect
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
 
 from domain.chain import GENESIS, first_break, link
-from tests.e2e.conftest import Api
+from tests.conftest import fresh_database
+from tests.e2e.conftest import Api, start_server, stop_server
+from tests.e2e.test_webhooks import FAST, Receiver
 
 MARKERS = {"plain-d100": 7919, "d20-na": 48611, "d100-tcs": 61423, "ranks-d100": 83257}
 WINDOW = 5_000
@@ -105,7 +113,8 @@ def leaks(value: Any, marks: list[int], path: str = "") -> list[str]:
     if isinstance(value, dict):
         # ranks-d100's markers come from the pool settings, public on purpose: the
         # HP they give (the pool plus a hidden sheet's modifier) must not show.
-        return [x for k, v in value.items() if not k.startswith("pool.base_")
+        # `position` is the store's global ordinal: it grows with every test's events.
+        return [x for k, v in value.items() if not k.startswith("pool.base_") and k != "position"
                 for x in leaks(v, marks, f"{path}.{k}")]  # fmt: skip
     if isinstance(value, list):
         return [x for i, v in enumerate(value) for x in leaks(v, marks, f"{path}[{i}]")]
@@ -117,14 +126,69 @@ def leaks(value: Any, marks: list[int], path: str = "") -> list[str]:
     return [f"{path}: {near[0]} in ...{text[max(0, at - 80) : at + 40]}..."]
 
 
-class Table:
-    """One generated fight over HTTP."""
+class Listener:
+    """A websocket kept open through the whole fight, recording every message (the live
+    updates, not only the snapshot a later connection gets)."""
 
-    def __init__(self, api: Api, ruleset: str, rng: random.Random) -> None:
+    def __init__(self, url: str) -> None:
+        self.url, self.messages = url, list[Any]()
+        self.ready = threading.Event()
+        self.sock: ClientConnection | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        assert self.ready.wait(10), f"no websocket at {url}"
+
+    def _run(self) -> None:
+        with connect(self.url, open_timeout=10) as sock:
+            self.sock = sock
+            self.ready.set()
+            try:
+                for text in sock:
+                    self.messages.append(json.loads(text))
+            except ConnectionClosed:  # closed under it: what it read is kept
+                return
+
+    def close(self) -> list[Any]:
+        assert self.sock is not None
+        self.sock.close()
+        self.thread.join(5)
+        return self.messages
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def hidden_database(server_url: str) -> AsyncIterator[str]:
+    async with fresh_database(server_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def hidden_api(hidden_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    """A server of its own, allowed to deliver webhooks to 127.0.0.1 (their bodies are a
+    read path too)."""
+    logs = tmp_path_factory.mktemp("hidden-logs")
+    with mock.patch.dict(os.environ, FAST):
+        one = start_server(hidden_database, str(logs / "one.log"))
+    client = Api(one.base)
+    yield client
+    client.http.close()
+    stop_server(one)
+
+
+class Table:
+    """One generated fight over HTTP, with a webhook recording what it posts."""
+
+    def __init__(self, api: Api, ruleset: str, rng: random.Random, hook: Receiver) -> None:
         self.api, self.ruleset, self.rng = api, ruleset, rng
         extra, people = fight_setup(ruleset)
         made = api.create(ruleset, settings=extra) if extra else api.create(ruleset)
         self.id, self.gm, self.spectator = made["id"], made["gm_token"], made["spectator_token"]
+        r = api.http.put(f"/api/encounters/{self.id}/webhook",
+                         json={"url": hook.url + f"&e={self.id}", "format": "json"},
+                         headers={"Authorization": f"Bearer {self.gm}"})  # fmt: skip
+        assert r.status_code == 200, r.text
+        ws = api.base.replace("http://", "ws://") + f"/ws/encounters/{self.id}"
+        self.live = [Listener(f"{ws}?token={self.spectator}"),
+                     Listener(f"{ws}?token={self.spectator}&patch=1"), Listener(ws)]  # fmt: skip
         self.players: dict[str, str] = {}
         for body in people:
             answer = api.ok(self.id, self.gm, {"type": "add_combatant", **body})
@@ -272,15 +336,17 @@ COUNTS: Counter[str] = Counter()
 
 @pytest.mark.parametrize("ruleset", sorted(MARKERS))
 def test_no_reader_but_the_gm_gets_a_hidden_value_a_number_from_one_or_a_confirming_hash(
-    api: Api, ruleset: str
+    hidden_api: Api, ruleset: str
 ) -> None:
+    api, hook = hidden_api, Receiver()
+
     # The server's dice are its own: a failing example cannot be replayed exactly, so
     # Hypothesis only generates (seeded: the same commands' choices in every CI run).
     @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(st.integers(0, 2**32), st.integers(10, 30))
     def play(seed: int, steps: int) -> None:
-        t = Table(api, ruleset, random.Random(seed))
+        t = Table(api, ruleset, random.Random(seed), hook)
         for _ in range(steps):
             t.step()
         marks = markers(ruleset)
@@ -288,14 +354,28 @@ def test_no_reader_but_the_gm_gets_a_hidden_value_a_number_from_one_or_a_confirm
         assert leaks(gm_board, marks), "the GM reads the markers (the test would see one)"
         spectator = t.spectator
         player = t.players[next(iter(t.players))]
+        live = [m for listener in t.live for m in listener.close()]
+        assert len(live) > 3 and not leaks(live, marks), leaks(live, marks)
+        COUNTS["live messages"] += len(live)
         for token in (player, spectator, None):
             got = reads(api, t, token)
             found = leaks(got, marks)
             assert not found, (ruleset, token is None, found)
             COUNTS["not whole"] += check_events(api, t, token)
             COUNTS["reads"] += len(got)
-        # Once closed, everything is public and the bundle verifies end to end.
+        # The webhook's posts, once they stop coming (the last one is the close's).
         assert t.send(t.gm, {"type": "close", "reason": "done"})
+        deadline, posted = time.monotonic() + 10, []
+        while time.monotonic() < deadline:
+            posted = [b for b in hook.bodies() if t.id in json.dumps(b)]
+            if any(b.get("kind") == "encounter_closed" for b in posted):
+                break
+            time.sleep(0.1)
+        # What was posted before the close, the close's own post being public by then.
+        found = leaks([b for b in posted if b.get("kind") != "encounter_closed"], marks)
+        assert not found, (ruleset, "webhook", found)
+        COUNTS["webhook posts"] += len(posted)
+        # Once closed, everything is public and the bundle verifies end to end.
         spectator_link = {"Authorization": f"Bearer {t.spectator}"}
         bundle = api.http.get(
             f"/api/encounters/{t.id}/export", params={"format": "json"}, headers=spectator_link

@@ -201,9 +201,11 @@ def test_RK_44_RK_70_the_public_board_hides_what_a_cost_leaves_of_a_hidden_pool(
     assert magic["cost"][0]["left"] is not None and "reads" not in magic
     assert shown["cost"] == [{"amount": magic["cost"][0]["amount"], "unit": "mana"}]
     # RK-70: the odds of a MANA_STAT roll read the HP, hidden here: the public board
-    # leaves them out; a Luck roll (LCK) reads no HP and keeps them.
+    # leaves them out. A Luck roll (LCK) reads no HP, but A's sheet is the GM's (A keeps
+    # resources from the table): its odds are the GM's too; B's are public.
     assert "chance" not in shown and "threshold" not in shown and magic["chance"] == 50
-    assert {e["action"]: e for e in public}["luck"]["chance"] == 50
+    assert "chance" not in {e["action"]: e for e in public}["luck"]
+    assert {e["action"]: e for e in gm}["luck"]["chance"] == 50
 
 
 # --- d100-tcs -----------------------------------------------------------------------------
