@@ -376,13 +376,30 @@ def _channel(
     return channel
 
 
+def _async_schema(node: Any) -> Any:
+    """msgspec writes OpenAPI's `discriminator` object; AsyncAPI's schema object wants the
+    property's name alone (`"discriminator": "type"`), the members found by `oneOf`."""
+    if isinstance(node, dict):
+        return {
+            k: v["propertyName"]
+            if k == "discriminator" and isinstance(v, dict)
+            else _async_schema(v)
+            for k, v in node.items()
+        }
+    if isinstance(node, list | tuple):
+        return type(node)(_async_schema(v) for v in node)
+    return node
+
+
 @cache
 def asyncapi() -> dict[str, Any]:
     """The AsyncAPI 3 document of WS /ws/encounters/{id} (CONTRACT section 7) and of
     WS /ws/campaigns/{id} (a War's live page)."""
-    (client, server, patched, events), components = msgspec.json.schema_components(
-        [WsMessage, WsServerMessage, WsPatchServerMessage, ev.AnyEvent],
-        ref_template="#/components/schemas/{name}",
+    (client, server, patched, events), components = _async_schema(
+        msgspec.json.schema_components(
+            [WsMessage, WsServerMessage, WsPatchServerMessage, ev.AnyEvent],
+            ref_template="#/components/schemas/{name}",
+        )
     )
     return {
         "asyncapi": "3.0.0",

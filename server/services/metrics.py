@@ -57,3 +57,8 @@ class Metrics:
             f"fracas_append_seconds_count {self._latency_count}",
         ]
         return "\n".join(lines) + "\n"
+
+
+def sample_page() -> str:
+    """A page with a sample of each series, for `promtool check metrics` in .ci/api-documents."""
+    return Metrics().render()

@@ -9,6 +9,7 @@ error and no answer outside the schema against a running `fracas serve`.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -97,6 +98,38 @@ def test_the_asyncapi_document_names_the_websocket_messages() -> None:
         node: Any = doc
         for part in parts:
             node = node[part]  # every $ref resolves inside the document
+
+
+def test_the_asyncapi_discriminators_are_property_names() -> None:
+    # AsyncAPI's schema object takes `"discriminator": "type"`; OpenAPI's object (with
+    # `propertyName` and `mapping`) makes @asyncapi/parser refuse the whole document.
+    found = [v for k, v in _items(asyncapi()) if k == "discriminator"]
+    assert found and all(v == "type" for v in found), found
+
+
+def _items(node: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield k, v
+            yield from _items(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _items(v)
+
+
+@pytest.mark.skipif(
+    not (ROOT / ".ci/node/node_modules/@asyncapi/parser").is_dir(),
+    reason="npm ci in .ci/node (done by .ci/run) installs @asyncapi/parser",
+)
+def test_asyncapi_parser_loads_the_document_with_no_error(tmp_path: Path) -> None:
+    doc = tmp_path / "asyncapi.json"
+    doc.write_text(json.dumps(asyncapi()))
+    run = subprocess.run(
+        ["node", str(ROOT / ".ci/node/asyncapi-check.mjs"), str(doc)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert ": 0 errors" in run.stdout and "document loaded" in run.stdout
 
 
 # --- the running server --------------------------------------------------------------
