@@ -177,15 +177,8 @@ async def get_export(request: Request) -> Response:
     envs = await svc.envelopes(eid)
     if not envs:
         raise HTTPError(404, "not_found", f"no encounter {eid}")
-    role = view_role(who)
-    if fmt == "json":
-        closed = any(e["type"] == "encounter_closed" for e in envs)
-        if role != "gm" and not closed:
-            raise HTTPError(
-                403, "forbidden", "the audit bundle is public once the encounter closes"
-            )
-        return json_response(exporting.bundle(eid, envs))
-    if fmt not in exporting.FORMATS:
+    # Every documented parameter is checked, whatever the format reads.
+    if fmt != "json" and fmt not in exporting.FORMATS:
         raise HTTPError(400, "invalid", "format is one of json, markdown, bbcode, text")
     scope = request.query_params.get("scope", "all")
     if scope not in exporting.SCOPES:
@@ -196,13 +189,25 @@ async def get_export(request: Request) -> Response:
     hidden = request.query_params.get("include_hidden", "false")
     if hidden not in ("true", "false", "1", "0"):
         raise HTTPError(400, "invalid", "include_hidden is true or false")
+    role = view_role(who)
+    if fmt == "json":
+        closed = any(e["type"] == "encounter_closed" for e in envs)
+        if role != "gm" and not closed:
+            raise HTTPError(
+                403, "forbidden", "the audit bundle is public once the encounter closes"
+            )
+        return json_response(exporting.bundle(eid, envs))
     # Only the GM's export may hold hidden rolls and GM-only resources: for anyone else
     # the flag is ignored, and the GM's is off unless asked.
     include = role == "gm" and hidden in ("true", "1")
     base = str(request.base_url).rstrip("/")
     page = exporting.render(envs, role, fmt, lang=lang, scope=scope, include_hidden=include,
                             base=base)  # fmt: skip
-    return PlainTextResponse(str(page))
+    # Markdown is text/markdown (RFC 7763); BBCode has no media type of its own.
+    return PlainTextResponse(str(page), media_type=EXPORT_MEDIA.get(fmt, "text/plain"))
+
+
+EXPORT_MEDIA = {"markdown": "text/markdown"}
 
 
 async def rulesets(request: Request) -> Response:

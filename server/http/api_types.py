@@ -44,16 +44,18 @@ class ErrorDetail(msgspec.Struct):
     `rule_violation` (a rule of the system refuses; `rule` names it), `unauthorized`,
     `forbidden`, `not_found`, `conflict`, `not_your_turn`, `no_pending_reaction`,
     `budget_exhausted`, `limit_reached`, `idempotency_mismatch`, `too_large`,
-    `method_not_allowed`, `unavailable`, `internal`.
+    `method_not_allowed`, `rate_limited`, `unavailable`, `internal`. `message_fr` is the
+    same refusal in French.
     """
 
     code: str
     message: str
+    message_fr: str
     rule: str | UnsetType = UNSET
 
 
 class Error(msgspec.Struct):
-    """Every 4xx and 5xx answer: `{"error": {"code", "message", "rule"?}}`."""
+    """Every 4xx and 5xx answer: `{"error": {"code", "message", "message_fr", "rule"?}}`."""
 
     error: ErrorDetail
 
@@ -207,7 +209,7 @@ class VerifyReport(msgspec.Struct):
 class AuditBundle(msgspec.Struct):
     """`export?format=json`: every envelope of the stream, enough to verify offline."""
 
-    format: Literal["fracas-audit/1"]
+    format: Literal["fracas-audit/1", "fracas-audit/2"]
     encounter: Uuid
     events: list[Envelope]
 
@@ -412,7 +414,7 @@ class RevokedLink(msgspec.Struct):
     """200 of DELETE /api/encounters/{id}/tokens/{token_id}."""
 
     id: str
-    revoked: Literal[True]
+    revoked: Annotated[bool, Meta(description="always true")]
 
 
 # --- webhooks (server/webhooks.py) ----------------------------------------------------
@@ -464,7 +466,7 @@ class Webhook(msgspec.Struct):
 class WebhookDeleted(msgspec.Struct):
     """200 of DELETE /api/encounters/{id}/webhook."""
 
-    deleted: Literal[True]
+    deleted: Annotated[bool, Meta(description="always true")]
 
 
 # --- dice fairness (server/dice_api.py, projections/dice.py) --------------------------
