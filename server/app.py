@@ -35,6 +35,7 @@ from projections.log.core import NARRATORS
 from projections.settings_fr import description_fr
 from server.http import openapi, ratelimit
 from server.http.api_types import CreateEncounter
+from server.http.board_types import GmBoard, PublicBoard
 from server.http.bounds import whole_param
 from server.http.campaigns import open_encounter_in_war
 from server.http.campaigns import routes as campaign_routes
@@ -253,9 +254,11 @@ async def rulesets(request: Request) -> Response:
 
 
 async def schema(request: Request) -> Response:
-    (commands, events_, ws, ws_server, ws_patch), components = msgspec.json.schema_components(
-        [cmd.AnyCommand, ev.AnyEvent, WsMessage, WsServerMessage, WsPatchServerMessage],
-        ref_template="#/$defs/{name}",
+    kinds = [cmd.AnyCommand, ev.AnyEvent, WsMessage, WsServerMessage, WsPatchServerMessage]
+    (commands, events_, ws, ws_server, ws_patch, gm_board, public_board), components = (
+        msgspec.json.schema_components(
+            [*kinds, GmBoard, PublicBoard], ref_template="#/$defs/{name}"
+        )
     )
     return json_response(
         {
@@ -264,6 +267,8 @@ async def schema(request: Request) -> Response:
             "websocket_client": ws,
             "websocket_server": ws_server,
             "websocket_server_patch": ws_patch,  # with `patch=1`
+            "board_gm": gm_board,  # the board: GET /api/encounters/{id}, `board` of a frame
+            "board_public": public_board,
             "$defs": components,
         }
     )

@@ -34,9 +34,21 @@ export async function fight(base: string): Promise<string | null> {
   await send({ type: "add_combatant", name: "Guard", side: "w", preset: "guard" });
   await send({ type: "add_combatant", name: "Bandit", side: "b", preset: "bandit" });
   await send({ type: "start_combat" });
-  const board = await call<Board>(`${base}/api/encounters/${made.id}`, { headers: auth });
-  const names: string[] = board.combatants.map((c) => c.name);
-  const first: string | null = board.actor;
-  console.log(board.round, names, board.decided);
-  return first;
+  for (let step = 0; step < 50; step++) {
+    const board = await call<Board>(`${base}/api/encounters/${made.id}`, { headers: auth });
+    if (board.winner !== null || board.decided || board.actor === null) return board.winner;
+    const actor: string = board.actor;
+    const names: string[] = board.combatants.map((c) => `${c.name} (${c.resources["hp"] ?? "?"})`);
+    console.log(board.round, names.join(", "), board.pending.length);
+    const entries: Schemas["LegalEntry"][] = board.legal[actor] ?? [];
+    const move = entries.find((e) => e.enabled && e.targets.length > 0 && !e.reaction);
+    if (move) {
+      const odds = move.chance == null ? "" : ` at ${move.chance}%`;
+      console.log(`${actor}: ${move.action} on ${move.targets[0]}${odds} (${move.reason_fr})`);
+      await send({ type: "act", actor, action: move.action, target: move.targets[0] });
+    } else {
+      await send({ type: "end_turn", actor });
+    }
+  }
+  return null;
 }

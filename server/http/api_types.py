@@ -138,26 +138,6 @@ class CommandAnswer(msgspec.Struct):
     campaign: CarriedBack | UnsetType | None = UNSET
 
 
-class Board(msgspec.Struct):
-    """The board projection for the caller's role (public or GM)."""
-
-    encounter: dict[str, Any]
-    version: int
-    round: int
-    phase: Any
-    actor: str | None
-    started: bool
-    order: list[dict[str, Any]]
-    sides: Any
-    combatants: list[dict[str, Any]]
-    pending: Any
-    legal: Any
-    log: list[dict[str, Any]]
-    disputes: list[dict[str, Any]]
-    dice: dict[str, Any]
-    winner: Any
-
-
 class Me(msgspec.Struct):
     """What the caller's token gives: its role and, for a player, its combatants."""
 

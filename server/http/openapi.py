@@ -9,6 +9,7 @@ routes, so a route added without an `Op` fails there.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -19,6 +20,7 @@ from domain import commands as cmd
 from domain import events as ev
 from domain.rules import REGISTRY
 from server.http import api_types as t
+from server.http.board_types import BOARDS
 from server.http.bounds import MAX_PARAM
 from server.http.campaigns import CreateCampaign
 from server.http.log import MAX_LIMIT
@@ -162,7 +164,7 @@ OPS: tuple[Op, ...] = (
        errors=(*BODY, 401, 403, 404, 429, *DOWN), links=_LINKS),
     Op("get", "/api/encounters/{id}", "getBoard",
        "The board for the caller's role, now or as it stood at version `at`", "encounters",
-       {200: t.Board}, auth="optional", params=(ENCOUNTER, _count("at", "a past version")),
+       {200: BOARDS}, auth="optional", params=(ENCOUNTER, _count("at", "a past version")),
        errors=(400, 401, 404, *DOWN)),
     Op("post", "/api/encounters/{id}/commands", "postCommand",
        "Send a command (see `Idempotency-Key`)", "encounters", {200: t.CommandAnswer},
@@ -524,16 +526,40 @@ def _async_schema(node: Any) -> Any:
     return node
 
 
+def _typed_boards(
+    components: dict[str, Any], prefix: str, board: dict[str, Any], patched: bool = False
+) -> dict[str, Any]:
+    """The server messages of one channel with their `board` typed: copies of WsSnapshot
+    and WsUpdate (or WsPatchUpdate) named for the channel (`EncounterSnapshot`, ...), as
+    the messages themselves are shared by both sockets."""
+    members: list[dict[str, Any]] = []
+    for name in ("WsSnapshot", "WsPatchUpdate" if patched else "WsUpdate", "WsPong", "WsError"):
+        if name in ("WsPong", "WsError"):
+            members.append({"$ref": f"#/components/schemas/{name}"})
+            continue
+        typed = prefix + name.removeprefix("Ws")
+        schema = copy.deepcopy(components[name])
+        schema["properties"]["board"] = board
+        components[typed] = schema
+        members.append({"$ref": f"#/components/schemas/{typed}"})
+    return {"oneOf": members, "discriminator": "type"}
+
+
 @cache
 def asyncapi() -> dict[str, Any]:
     """The AsyncAPI 3 document of WS /ws/encounters/{id} (CONTRACT section 7) and of
     WS /ws/campaigns/{id} (a War's live page)."""
-    (client, server, patched, events), components = _async_schema(
+    (client, server, patched, events, *_), components = _async_schema(
         msgspec.json.schema_components(
-            [WsMessage, WsServerMessage, WsPatchServerMessage, ev.AnyEvent],
+            [WsMessage, WsServerMessage, WsPatchServerMessage, ev.AnyEvent, *BOARDS, t.War],
             ref_template="#/components/schemas/{name}",
         )
     )
+    _with_items(components)
+    boards = {"anyOf": [{"$ref": f"#/components/schemas/{b.__name__}"} for b in BOARDS]}
+    war_server = _typed_boards(components, "War", {"$ref": "#/components/schemas/War"})
+    server = _typed_boards(components, "Encounter", boards)
+    patched = _typed_boards(components, "Encounter", boards, patched=True)
     return {
         "asyncapi": "3.0.0",
         "info": {
@@ -558,7 +584,7 @@ def asyncapi() -> dict[str, Any]:
                 "/ws/campaigns/{id}",
                 "the War's uuid",
                 client,
-                server,
+                war_server,
                 "The same frames for a War's stream: the War's board (day, characters and"
                 " their pools) in `board`; sheets only for the War's GM.",
             ),
