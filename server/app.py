@@ -325,6 +325,14 @@ async def asyncapi_json(request: Request) -> Response:
 # --- the app -------------------------------------------------------------------------
 
 
+def _pool_stats(pool: asyncpg.Pool[Any]) -> tuple[int, int, int, int]:
+    """The pool's connections (open, idle, most) and the callers waiting for one: asyncpg
+    keeps its waiters in its queue's getters (no public count)."""
+    queue = getattr(pool, "_queue", None)
+    waiting = len(getattr(queue, "_getters", ()) or ())
+    return pool.get_size(), pool.get_idle_size(), pool.get_max_size(), waiting
+
+
 def create_app(
     database_url: str | None = None, home: Path | None = None, create_rate: int | None = None
 ) -> Starlette:
@@ -344,7 +352,8 @@ def create_app(
             app.state.hub.start()
             app.state.revocations = Revocations(store)  # revoked tokens' sockets close
             app.state.revocations.start()
-            app.state.webhooks = Webhooks(store, WebhookSettings.from_env())
+            app.state.metrics.pool = lambda: _pool_stats(pool)
+            app.state.webhooks = Webhooks(store, WebhookSettings.from_env(), app.state.metrics)
             app.state.webhooks.start()
             app.state.simulations = asyncio.Semaphore(2)  # POST /api/simulate, CPU-bound
             app.state.creations = ratelimit.RateLimiter(per_minute)
