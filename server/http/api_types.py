@@ -184,6 +184,9 @@ class VerifyReport(msgspec.Struct):
     manual: int
     unrevealed: int
     problems: list[str]
+    entropy_join: Annotated[
+        str, Meta(description="how the entropy was joined: netstring, or concat (older)")
+    ]
 
 
 class AuditBundle(msgspec.Struct):

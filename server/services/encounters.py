@@ -317,7 +317,7 @@ class EncounterService:
             encounter_id,
             await self._seeds_of(encounter_id),
             state.ledger.next_roll,
-            dicelib.client_seed(state.ledger.entropy),
+            dicelib.client_seed(state.ledger.entropy, state.ledger.entropy_join),
         )
         try:
             events, after = decide_and_fold(state, command, roller, who)
