@@ -55,15 +55,39 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
-def client_seed(contributions: Sequence[str]) -> str:
+# How the contributions are joined before hashing, as `encounter_opened` records it
+# (`entropy_join`). CONCAT, with nothing between them, is what encounters opened before
+# the field existed used: ["ab", "c"] and ["a", "bc"] give the same seed there. NETSTRING
+# writes each value as `<its UTF-8 byte length in decimal>:<its UTF-8 bytes>,`.
+CONCAT = "concat"
+NETSTRING = "netstring"
+JOINS = (CONCAT, NETSTRING)
+
+
+def joined(contributions: Sequence[str], join: str = NETSTRING) -> bytes:
+    """The bytes the client seed hashes: the contributions in order, joined by `join`."""
+    if join == CONCAT:
+        return "".join(contributions).encode("utf-8")
+    if join != NETSTRING:
+        raise DiceError(f"unknown entropy join {join!r}; known: {', '.join(JOINS)}")
+    out = bytearray()
+    for value in contributions:
+        raw = value.encode("utf-8")
+        out += b"%d:%b," % (len(raw), raw)
+    return bytes(out)
+
+
+def client_seed(contributions: Sequence[str], join: str = CONCAT) -> str:
     """The players' entropy as one string.
 
-    `""` when nobody contributed; otherwise the hex SHA-256 of the contributions joined
-    in order with nothing between them, i.e. `sha256("".join(values).encode("utf-8"))`.
+    `""` when nobody contributed; otherwise the hex SHA-256 of `joined(contributions,
+    join)`: with NETSTRING, `sha256(b"".join(b"%d:%b," % (len(v), v) for v in utf8))`;
+    with CONCAT (the default, and every encounter that records no join), of
+    `"".join(values).encode("utf-8")`.
     """
     if not contributions:
         return ""
-    return hashlib.sha256("".join(contributions).encode("utf-8")).hexdigest()
+    return hashlib.sha256(joined(contributions, join)).hexdigest()
 
 
 def dice_words(seed: bytes, encounter_id: str, client_seed: str, n: int) -> Iterator[int]:

@@ -76,6 +76,7 @@ def open_encounter(
             settings=check_settings(rules, settings),
             campaign=campaign,
             rules_version=rules.version,
+            entropy_join="netstring",
         )
     ]
     for seed_id, (commitment, hidden) in commitments.items():

@@ -20,7 +20,7 @@ fields and old events still fold.
 from __future__ import annotations
 
 import typing
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -62,6 +62,9 @@ class EncounterOpened(Event, tag="encounter_opened", frozen=True, kw_only=True):
     settings: dict[str, Any] = {}
     campaign: str | None = None
     rules_version: str = "1"
+    # How `entropy_added` values are joined into the client seed (domain/dice.py): new
+    # encounters record "netstring"; an event without the field is of the old "concat".
+    entropy_join: Literal["concat", "netstring"] = "concat"
 
 
 class SeedCommitted(Event, tag="seed_committed", frozen=True, kw_only=True):

@@ -58,6 +58,7 @@ def _opened(led: Ledger, e: ev.EncounterOpened) -> None:
     led.settings = dict(e.settings)
     led.campaign = e.campaign
     led.rules_version = e.rules_version
+    led.entropy_join = e.entropy_join
 
 
 def _committed(led: Ledger, e: ev.SeedCommitted) -> None:

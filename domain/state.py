@@ -177,6 +177,7 @@ class Ledger:
     history: list[tuple[int, Event]] = field(default_factory=list)
     steps: list[int] = field(default_factory=list)  # versions where an undoable step began
     undone: list[tuple[int, int]] = field(default_factory=list)  # version spans undone
+    entropy_join: str = "concat"  # as encounter_opened records it (domain/dice.py)
 
     def clone(self) -> Ledger:
         return Ledger(
@@ -199,6 +200,7 @@ class Ledger:
             list(self.history),
             list(self.steps),
             list(self.undone),
+            self.entropy_join,
         )
 
 

@@ -9,7 +9,9 @@ It needs no database and no server: give it the `events` of an audit bundle (or 
   is a discarded roll; a discarded *last* roll cannot be seen this way), every roll comes
   after its seed's commitment and before its reveal;
 - every server roll uses the client seed the `entropy_added {value}` events make
-  (`domain.dice.client_seed` of their values in order, "" without any), and no entropy
+  (`domain.dice.client_seed` of their values in order, "" without any, joined as the
+  stream's `encounter_opened` says in `entropy_join`: "netstring" for encounters opened
+  since bundle format fracas-audit/2, "concat" when the field is absent), and no entropy
   is added after the first roll;
 - every server roll of a revealed seed, recomputed with `domain.dice.draw` from the
   die sizes in its `sizes` field (or its `expr` when the event has no `sizes`);
@@ -28,12 +30,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, TypeGuard
+from typing import Any, NotRequired, TypedDict, TypeGuard
 
 from domain.chain import first_break
-from domain.dice import DiceError, check_size, client_seed, draw, parse, total
+from domain.dice import CONCAT, JOINS, DiceError, check_size, client_seed, draw, parse, total
 
-BUNDLE_FORMAT = "fracas-audit/1"
+# The bundle format the server writes, and every one this verifier reads: /2 bundles
+# may hold encounters whose `encounter_opened` records a length-prefixed entropy join;
+# /1 bundles predate it, and their encounters join by plain concatenation.
+BUNDLE_FORMAT = "fracas-audit/2"
+BUNDLE_FORMATS = ("fracas-audit/1", "fracas-audit/2")
 _HEX_DIGITS = frozenset("0123456789abcdef")
 
 
@@ -47,6 +53,10 @@ class Report(TypedDict):
     manual: int
     unrevealed: int
     problems: list[str]
+    # How the entropy was joined (the stream's `encounter_opened`; "concat" without it)
+    # and, from verify_bundle, the bundle format read.
+    entropy_join: str
+    format: NotRequired[str]
 
 
 @dataclass
@@ -68,6 +78,7 @@ class _Entropy:
 
     values: list[str] = field(default_factory=list)
     client_seed: str | None = None  # fixed by the first roll
+    join: str = CONCAT  # as encounter_opened records it
 
 
 @dataclass
@@ -91,6 +102,7 @@ def verify(envelopes: Sequence[Mapping[str, Any]], encounter_id: str | None = No
             continue
         streams.setdefault(stream, []).append(envelope)
     dice = _Tally()
+    joins: list[str] = []
     for name, events in streams.items():
         events.sort(key=_version_order)
         try:
@@ -99,7 +111,7 @@ def verify(envelopes: Sequence[Mapping[str, Any]], encounter_id: str | None = No
             why = f"an envelope cannot be hashed ({error})"
         if why is not None:
             chain_problems.append(f"the hash chain of {name} breaks: {why}")
-        _check_dice(events, encounter_id or name.partition("-")[2], dice)
+        joins.append(_check_dice(events, encounter_id or name.partition("-")[2], dice))
     problems = chain_problems + dice.problems
     return Report(
         chain=not chain_problems,
@@ -109,16 +121,19 @@ def verify(envelopes: Sequence[Mapping[str, Any]], encounter_id: str | None = No
         manual=dice.manual,
         unrevealed=dice.unrevealed,
         problems=problems,
+        entropy_join=",".join(dict.fromkeys(joins)) or CONCAT,
     )
 
 
 def verify_bundle(bundle: Mapping[str, Any]) -> Report:
-    """Verify an audit bundle `{"format": "fracas-audit/1", "encounter", "events"}`."""
+    """Verify an audit bundle `{"format": "fracas-audit/2" (or /1), "encounter", "events"}`;
+    the report's `format` says which format was read."""
     problems: list[str] = []
     encounter = bundle.get("encounter")
     events = bundle.get("events")
-    if bundle.get("format") != BUNDLE_FORMAT:
-        problems.append(f"the bundle's format is {bundle.get('format')!r}, not {BUNDLE_FORMAT!r}")
+    form = bundle.get("format")
+    if form not in BUNDLE_FORMATS:
+        problems.append(f"the bundle's format is {form!r}, not one of {', '.join(BUNDLE_FORMATS)}")
     if not isinstance(encounter, str) or not isinstance(events, list):
         problems.append("the bundle needs an 'encounter' id and a list of 'events'")
         encounter, events = None, []
@@ -128,6 +143,9 @@ def verify_bundle(bundle: Mapping[str, Any]) -> Report:
         if strays:
             problems.append(f"the bundle of {stream} holds events of {sorted(map(str, strays))}")
     report = verify(events, encounter)
+    report["format"] = str(form)
+    if form == "fracas-audit/1" and report["entropy_join"] != CONCAT:
+        problems.append("a fracas-audit/1 bundle joins entropy by plain concatenation only")
     if problems:
         report["problems"] = problems + report["problems"]
         report["first_problem"] = problems[0]
@@ -145,20 +163,30 @@ def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_dice(events: Sequence[Mapping[str, Any]], encounter_id: str, tally: _Tally) -> None:
-    """Walk one stream in version order, then recompute the rolls of revealed seeds."""
+_DICE_KINDS = ("encounter_opened", "seed_committed", "seed_revealed", "die_rolled", "entropy_added")
+
+
+def _check_dice(events: Sequence[Mapping[str, Any]], encounter_id: str, tally: _Tally) -> str:
+    """Walk one stream in version order, then recompute the rolls of revealed seeds;
+    answers the entropy join the stream used."""
     current: dict[str, _Seed] = {}
     every: list[_Seed] = []
     entropy = _Entropy()
     for envelope in events:
         kind, data, version = envelope.get("type"), envelope.get("data"), envelope.get("version")
-        if kind not in ("seed_committed", "seed_revealed", "die_rolled", "entropy_added"):
+        if kind not in _DICE_KINDS:
             continue
         if not isinstance(data, Mapping):
             tally.problems.append(f"the {kind} event at version {version} carries no data")
             continue
+        if kind == "encounter_opened":
+            entropy.join = str(data.get("entropy_join", CONCAT))
+            if entropy.join not in JOINS:
+                tally.problems.append(f"unknown entropy join {entropy.join!r} at version {version}")
+                entropy.join = CONCAT
+            continue
         if kind == "die_rolled" and entropy.client_seed is None:
-            entropy.client_seed = client_seed(entropy.values)
+            entropy.client_seed = client_seed(entropy.values, entropy.join)
         if kind == "entropy_added":
             _add_entropy(data, version, entropy, tally)
         elif kind == "seed_committed":
@@ -177,6 +205,7 @@ def _check_dice(events: Sequence[Mapping[str, Any]], encounter_id: str, tally: _
                 _recompute(seed.seed, n, where, data, encounter_id, tally)
         elif not seed.revealed:
             tally.unrevealed += len(seed.rolls)
+    return entropy.join
 
 
 def _add_entropy(data: Mapping[str, Any], version: Any, entropy: _Entropy, tally: _Tally) -> None:

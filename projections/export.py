@@ -35,7 +35,7 @@ __all__ = [
     "text",
 ]
 
-FORMAT = "fracas-audit/1"
+FORMAT = "fracas-audit/2"  # domain/verify.py reads /1 too
 SCOPES = ("all", "last_turn")
 
 _GOOD = ("success", "critical_success", "dodged", "stopped", "resisted", "countered", "blocked")

@@ -35,6 +35,7 @@ from projections.log.core import NARRATORS
 from projections.settings_fr import description_fr
 from server.http import openapi, ratelimit
 from server.http.api_types import CreateEncounter
+from server.http.board_types import GmBoard, PublicBoard
 from server.http.bounds import whole_param
 from server.http.campaigns import open_encounter_in_war
 from server.http.campaigns import routes as campaign_routes
@@ -177,15 +178,8 @@ async def get_export(request: Request) -> Response:
     envs = await svc.envelopes(eid)
     if not envs:
         raise HTTPError(404, "not_found", f"no encounter {eid}")
-    role = view_role(who)
-    if fmt == "json":
-        closed = any(e["type"] == "encounter_closed" for e in envs)
-        if role != "gm" and not closed:
-            raise HTTPError(
-                403, "forbidden", "the audit bundle is public once the encounter closes"
-            )
-        return json_response(exporting.bundle(eid, envs))
-    if fmt not in exporting.FORMATS:
+    # Every documented parameter is checked, whatever the format reads.
+    if fmt != "json" and fmt not in exporting.FORMATS:
         raise HTTPError(400, "invalid", "format is one of json, markdown, bbcode, text")
     scope = request.query_params.get("scope", "all")
     if scope not in exporting.SCOPES:
@@ -196,13 +190,25 @@ async def get_export(request: Request) -> Response:
     hidden = request.query_params.get("include_hidden", "false")
     if hidden not in ("true", "false", "1", "0"):
         raise HTTPError(400, "invalid", "include_hidden is true or false")
+    role = view_role(who)
+    if fmt == "json":
+        closed = any(e["type"] == "encounter_closed" for e in envs)
+        if role != "gm" and not closed:
+            raise HTTPError(
+                403, "forbidden", "the audit bundle is public once the encounter closes"
+            )
+        return json_response(exporting.bundle(eid, envs))
     # Only the GM's export may hold hidden rolls and GM-only resources: for anyone else
     # the flag is ignored, and the GM's is off unless asked.
     include = role == "gm" and hidden in ("true", "1")
     base = str(request.base_url).rstrip("/")
     page = exporting.render(envs, role, fmt, lang=lang, scope=scope, include_hidden=include,
                             base=base)  # fmt: skip
-    return PlainTextResponse(str(page))
+    # Markdown is text/markdown (RFC 7763); BBCode has no media type of its own.
+    return PlainTextResponse(str(page), media_type=EXPORT_MEDIA.get(fmt, "text/plain"))
+
+
+EXPORT_MEDIA = {"markdown": "text/markdown"}
 
 
 async def rulesets(request: Request) -> Response:
@@ -248,9 +254,11 @@ async def rulesets(request: Request) -> Response:
 
 
 async def schema(request: Request) -> Response:
-    (commands, events_, ws, ws_server, ws_patch), components = msgspec.json.schema_components(
-        [cmd.AnyCommand, ev.AnyEvent, WsMessage, WsServerMessage, WsPatchServerMessage],
-        ref_template="#/$defs/{name}",
+    kinds = [cmd.AnyCommand, ev.AnyEvent, WsMessage, WsServerMessage, WsPatchServerMessage]
+    (commands, events_, ws, ws_server, ws_patch, gm_board, public_board), components = (
+        msgspec.json.schema_components(
+            [*kinds, GmBoard, PublicBoard], ref_template="#/$defs/{name}"
+        )
     )
     return json_response(
         {
@@ -259,6 +267,8 @@ async def schema(request: Request) -> Response:
             "websocket_client": ws,
             "websocket_server": ws_server,
             "websocket_server_patch": ws_patch,  # with `patch=1`
+            "board_gm": gm_board,  # the board: GET /api/encounters/{id}, `board` of a frame
+            "board_public": public_board,
             "$defs": components,
         }
     )
@@ -315,6 +325,14 @@ async def asyncapi_json(request: Request) -> Response:
 # --- the app -------------------------------------------------------------------------
 
 
+def _pool_stats(pool: asyncpg.Pool[Any]) -> tuple[int, int, int, int]:
+    """The pool's connections (open, idle, most) and the callers waiting for one: asyncpg
+    keeps its waiters in its queue's getters (no public count)."""
+    queue = getattr(pool, "_queue", None)
+    waiting = len(getattr(queue, "_getters", ()) or ())
+    return pool.get_size(), pool.get_idle_size(), pool.get_max_size(), waiting
+
+
 def create_app(
     database_url: str | None = None, home: Path | None = None, create_rate: int | None = None
 ) -> Starlette:
@@ -334,7 +352,8 @@ def create_app(
             app.state.hub.start()
             app.state.revocations = Revocations(store)  # revoked tokens' sockets close
             app.state.revocations.start()
-            app.state.webhooks = Webhooks(store, WebhookSettings.from_env())
+            app.state.metrics.pool = lambda: _pool_stats(pool)
+            app.state.webhooks = Webhooks(store, WebhookSettings.from_env(), app.state.metrics)
             app.state.webhooks.start()
             app.state.simulations = asyncio.Semaphore(2)  # POST /api/simulate, CPU-bound
             app.state.creations = ratelimit.RateLimiter(per_minute)

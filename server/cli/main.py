@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from domain.rules import REGISTRY
-from domain.verify import BUNDLE_FORMAT, verify, verify_bundle
+from domain.verify import BUNDLE_FORMATS, verify, verify_bundle
 from projections import audit as auditing
 from projections import export as exporting
 from projections.resolver_report import LANGS
@@ -144,6 +144,8 @@ def _print_report(report: Any, events: list[Any], as_json: bool) -> int:
         dice += f"; {_rolls(manual)} entered by hand (not recomputable)"
     print(f"chain: holds ({len(events)} events)")
     print(f"dice: {dice}")
+    read = f"bundle {report['format']}, " if "format" in report else ""
+    print(f"read: {read}entropy joined by {report['entropy_join']}")
     if still_open:
         print(
             f"open: {_rolls(report['unrevealed'])} not yet revealed"
@@ -165,9 +167,9 @@ def _read_bundle(name: str) -> dict[str, Any]:
         raise UserError(f"cannot read {name}: {e.strerror or e}") from None
     except ValueError as e:
         raise UserError(f"{name} is not JSON: {e}") from None
-    if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
+    if not isinstance(bundle, dict) or bundle.get("format") not in BUNDLE_FORMATS:
         raise UserError(
-            f"{name} is not a Fracas audit bundle ({BUNDLE_FORMAT}):"
+            f"{name} is not a Fracas audit bundle ({' or '.join(BUNDLE_FORMATS)}):"
             " `fracas export ENCOUNTER --format json` writes one"
         )
     return bundle

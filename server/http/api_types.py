@@ -44,16 +44,18 @@ class ErrorDetail(msgspec.Struct):
     `rule_violation` (a rule of the system refuses; `rule` names it), `unauthorized`,
     `forbidden`, `not_found`, `conflict`, `not_your_turn`, `no_pending_reaction`,
     `budget_exhausted`, `limit_reached`, `idempotency_mismatch`, `too_large`,
-    `method_not_allowed`, `unavailable`, `internal`.
+    `method_not_allowed`, `rate_limited`, `unavailable`, `internal`. `message_fr` is the
+    same refusal in French.
     """
 
     code: str
     message: str
+    message_fr: str
     rule: str | UnsetType = UNSET
 
 
 class Error(msgspec.Struct):
-    """Every 4xx and 5xx answer: `{"error": {"code", "message", "rule"?}}`."""
+    """Every 4xx and 5xx answer: `{"error": {"code", "message", "message_fr", "rule"?}}`."""
 
     error: ErrorDetail
 
@@ -136,26 +138,6 @@ class CommandAnswer(msgspec.Struct):
     campaign: CarriedBack | UnsetType | None = UNSET
 
 
-class Board(msgspec.Struct):
-    """The board projection for the caller's role (public or GM)."""
-
-    encounter: dict[str, Any]
-    version: int
-    round: int
-    phase: Any
-    actor: str | None
-    started: bool
-    order: list[dict[str, Any]]
-    sides: Any
-    combatants: list[dict[str, Any]]
-    pending: Any
-    legal: Any
-    log: list[dict[str, Any]]
-    disputes: list[dict[str, Any]]
-    dice: dict[str, Any]
-    winner: Any
-
-
 class Me(msgspec.Struct):
     """What the caller's token gives: its role and, for a player, its combatants."""
 
@@ -202,12 +184,15 @@ class VerifyReport(msgspec.Struct):
     manual: int
     unrevealed: int
     problems: list[str]
+    entropy_join: Annotated[
+        str, Meta(description="how the entropy was joined: netstring, or concat (older)")
+    ]
 
 
 class AuditBundle(msgspec.Struct):
     """`export?format=json`: every envelope of the stream, enough to verify offline."""
 
-    format: Literal["fracas-audit/1"]
+    format: Literal["fracas-audit/1", "fracas-audit/2"]
     encounter: Uuid
     events: list[Envelope]
 
@@ -412,7 +397,7 @@ class RevokedLink(msgspec.Struct):
     """200 of DELETE /api/encounters/{id}/tokens/{token_id}."""
 
     id: str
-    revoked: Literal[True]
+    revoked: Annotated[bool, Meta(description="always true")]
 
 
 # --- webhooks (server/webhooks.py) ----------------------------------------------------
@@ -464,7 +449,7 @@ class Webhook(msgspec.Struct):
 class WebhookDeleted(msgspec.Struct):
     """200 of DELETE /api/encounters/{id}/webhook."""
 
-    deleted: Literal[True]
+    deleted: Annotated[bool, Meta(description="always true")]
 
 
 # --- dice fairness (server/dice_api.py, projections/dice.py) --------------------------

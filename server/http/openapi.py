@@ -9,6 +9,7 @@ routes, so a route added without an `Op` fails there.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -19,6 +20,7 @@ from domain import commands as cmd
 from domain import events as ev
 from domain.rules import REGISTRY
 from server.http import api_types as t
+from server.http.board_types import BOARDS
 from server.http.bounds import MAX_PARAM
 from server.http.campaigns import CreateCampaign
 from server.http.log import MAX_LIMIT
@@ -31,7 +33,9 @@ from server.services.wars import RULESET, WarCommand
 
 Auth = Literal["none", "optional", "required"]
 TEXT = "text/plain"
+MARKDOWN = "text/markdown"
 HTML = "text/html"
+MEDIA = (TEXT, MARKDOWN, HTML)  # answers described by a media type, not a msgspec type
 # Refusals every operation that reads the database may answer.
 DOWN = (503,)
 BODY = (400, 413, 422)
@@ -45,6 +49,8 @@ WHY = {
     413: "the body is over 1 MiB",
     422: "a body or value the server does not take (`invalid`), or a rule that refuses"
     " it (`rule_violation`, with the rule id)",
+    429: "too many encounters or Wars opened from this address this minute (`rate_limited`;"
+    " `Retry-After` says when to try again)",
     503: "the database is unreachable",
 }
 
@@ -89,17 +95,61 @@ ENCOUNTER = _id("encounter")
 WAR = _id("War")
 RULE = Param("rule", "path", {"type": "string"}, "a rule id such as `RK-60`", True)
 PAGE = (Param("id", "path", {"type": "string"}, "the encounter's or War's uuid", True),)
-_FROM_CREATED = {"id": "$response.body#/id"}
+# Links from a new encounter carry its id and, where the operation reads one, its GM
+# token (a header parameter in the expression's `{}`), so a chain of requests acts on the
+# encounter it made.
+_FROM_CREATED = {"path.id": "$response.body#/id"}
+_AS_GM = {**_FROM_CREATED, "header.Authorization": "Bearer {$response.body#/gm_token}"}
 _LINKS = {
-    name: {"operationId": op, "parameters": _FROM_CREATED}
-    for name, op in (
-        ("board", "getBoard"),
-        ("commands", "postCommand"),
-        ("events", "getEvents"),
-        ("verify", "getVerify"),
-        ("export", "getExport"),
+    name: {"operationId": op, "parameters": parameters}
+    for name, op, parameters in (
+        ("board", "getBoard", _AS_GM),
+        ("commands", "postCommand", _AS_GM),
+        ("events", "getEvents", _AS_GM),
+        ("me", "getMe", _AS_GM),
+        ("tokens", "listTokens", _AS_GM),
+        ("verify", "getVerify", _FROM_CREATED),
+        ("export", "getExport", _AS_GM),
     )
 }
+_WAR_LINKS = {
+    name: {
+        "operationId": op,
+        "parameters": {
+            "path.id": "$response.body#/id",
+            "header.Authorization": "Bearer {$response.body#/gm_token}",
+        },
+    }
+    for name, op in (("war", "getWar"), ("commands", "postWarCommand"))
+}
+EXPORT = (
+    ENCOUNTER,
+    Param(
+        "format",
+        "query",
+        {"type": "string", "enum": ["json", "markdown", "bbcode", "text"], "default": "json"},
+        "`json`: the audit bundle (application/json); `markdown` (text/markdown),"
+        " `bbcode` and `text` (text/plain): the log for a forum",
+    ),
+    Param(
+        "lang",
+        "query",
+        {"type": "string", "enum": ["en", "fr"]},
+        "the language of a forum format (default: the encounter's)",
+    ),
+    Param(
+        "scope",
+        "query",
+        {"type": "string", "enum": ["all", "last_turn"], "default": "all"},
+        "a forum format's extent: the whole log or the last turn",
+    ),
+    Param(
+        "include_hidden",
+        "query",
+        {"type": "string", "enum": ["true", "false", "1", "0"], "default": "false"},
+        "the GM's forum export with hidden rolls and GM-only resources (ignored for anyone else)",
+    ),
+)
 
 OPS: tuple[Op, ...] = (
     Op("get", "/", "index", "The web UI: create an encounter or a War", "pages", {200: HTML}),
@@ -111,10 +161,10 @@ OPS: tuple[Op, ...] = (
     Op("post", "/api/encounters", "createEncounter",
        "Open an encounter (with `campaign`, in a War: its GM token is then required)",
        "encounters", {201: t.CreatedEncounter}, body=t.CreateEncounter, auth="optional",
-       errors=(*BODY, 401, 403, 404, *DOWN), links=_LINKS),
+       errors=(*BODY, 401, 403, 404, 429, *DOWN), links=_LINKS),
     Op("get", "/api/encounters/{id}", "getBoard",
        "The board for the caller's role, now or as it stood at version `at`", "encounters",
-       {200: t.Board}, auth="optional", params=(ENCOUNTER, _count("at", "a past version")),
+       {200: BOARDS}, auth="optional", params=(ENCOUNTER, _count("at", "a past version")),
        errors=(400, 401, 404, *DOWN)),
     Op("post", "/api/encounters/{id}/commands", "postCommand",
        "Send a command (see `Idempotency-Key`)", "encounters", {200: t.CommandAnswer},
@@ -138,12 +188,9 @@ OPS: tuple[Op, ...] = (
        "The hash chain and every revealed roll, recomputed", "encounters",
        {200: t.VerifyReport}, params=(ENCOUNTER,), errors=(404, *DOWN)),
     Op("get", "/api/encounters/{id}/export", "getExport",
-       "The full log: `json` (the audit bundle: the GM's until close) or a forum format",
-       "encounters", {200: (t.AuditBundle, TEXT)}, auth="optional",
-       params=(
-           ENCOUNTER,
-           Param("format", "query", {"enum": ["json", "markdown", "bbcode", "text"]}, "json"),
-       ),
+       "The full log: `json` (the audit bundle: the GM's until close) or a forum format"
+       " (text first: a generated client then reads every format as the body's text)",
+       "encounters", {200: (TEXT, MARKDOWN, t.AuditBundle)}, auth="optional", params=EXPORT,
        errors=(400, 401, 403, 404, *DOWN)),
     Op("get", "/api/rulesets", "getRulesets", "Each rule system with its settings and defaults",
        "rules", {200: list[t.Ruleset]}),
@@ -155,7 +202,8 @@ OPS: tuple[Op, ...] = (
     Op("get", "/rules/{rule}", "rulePage", "A rule's text as a page", "pages", {200: HTML},
        params=(RULE,), errors=(404,)),
     Op("post", "/api/campaigns", "createWar", "Open a War (ranks-d100)", "wars",
-       {201: t.CreatedWar}, body=CreateCampaign, errors=(*BODY, *DOWN)),
+       {201: t.CreatedWar}, body=CreateCampaign, errors=(*BODY, 429, *DOWN),
+       links=_WAR_LINKS),
     Op("get", "/api/campaigns/{id}", "getWar",
        "The War: day, characters, encounters carried back", "wars", {200: t.War},
        auth="optional", params=(WAR,), errors=(401, 404, *DOWN)),
@@ -163,7 +211,7 @@ OPS: tuple[Op, ...] = (
        "wars", {200: (t.WarCommandAnswer, t.CarriedBack)}, body=WarCommand,
        auth="required", params=(WAR,), errors=(*BODY, 401, 403, 404, 409, *DOWN)),
     Op("post", "/api/simulate", "simulate", "The d20-na 1v1 resolver (NA-37..NA-40)",
-       "simulate", {200: t.Simulation}, body=SimulateBody, errors=(*BODY, 409, *DOWN)),
+       "simulate", {200: t.Simulation}, body=SimulateBody, errors=(*BODY, 409, 429, *DOWN)),
     Op("get", "/api/encounters/{id}/log", "getLog",
        "Log lines older than version `before`, filtered for the caller (the board carries"
        " the last 30)", "encounters", {200: t.LogPage}, auth="optional",
@@ -208,21 +256,28 @@ OPS: tuple[Op, ...] = (
 
 
 def _content(answer: Any, ref: dict[Any, dict[str, Any]]) -> dict[str, Any]:
+    # In the order given: a generated client (openapi-python-client) reads an answer as
+    # the first media type it knows.
     kinds = answer if isinstance(answer, tuple) else (answer,)
     content: dict[str, Any] = {}
-    schemas = [ref[k] for k in kinds if k not in (TEXT, HTML)]
-    if schemas:
-        content["application/json"] = {
-            "schema": schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
-        }
+    schemas = [ref[k] for k in kinds if k not in MEDIA]
     for k in kinds:
-        if k in (TEXT, HTML):
+        if k in MEDIA:
             content[k] = {"schema": {"type": "string"}}
+        elif "application/json" not in content:
+            content["application/json"] = {
+                "schema": schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
+            }
     return content
 
 
 def _operation(op: Op, ref: dict[Any, dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {"operationId": op.id, "summary": op.summary, "tags": [op.tag]}
+    out: dict[str, Any] = {
+        "operationId": op.id,
+        "summary": op.summary,
+        "description": op.summary + ".",
+        "tags": [op.tag],
+    }
     params = [
         {
             "name": p.name,
@@ -255,6 +310,8 @@ def _operation(op: Op, ref: dict[Any, dict[str, Any]]) -> dict[str, Any]:
         out["security"] = [{"bearer": []}]
     elif op.auth == "optional":
         out["security"] = [{}, {"bearer": []}]
+    else:
+        out["security"] = []  # public: no token is read
     responses: dict[str, Any] = {}
     for status, answer in op.answers.items():
         responses[str(status)] = {
@@ -263,6 +320,9 @@ def _operation(op: Op, ref: dict[Any, dict[str, Any]]) -> dict[str, Any]:
         }
         if status == 201 and op.links:
             responses[str(status)]["links"] = op.links
+    if 429 in op.errors:
+        retry = {"description": "seconds to wait", "schema": {"type": "integer", "minimum": 1}}
+        responses["429"] = {**_refusal(429, ref), "headers": {"Retry-After": retry}}
     if op.id == "postCommand":
         responses["200"]["headers"] = {
             "Idempotent-Replayed": {
@@ -271,12 +331,82 @@ def _operation(op: Op, ref: dict[Any, dict[str, Any]]) -> dict[str, Any]:
             }
         }
     for status in sorted(set(op.errors) | {405}):
-        responses[str(status)] = {
-            "description": WHY[status],
-            "content": {"application/json": {"schema": ref[t.Error]}},
-        }
-    out["responses"] = responses
+        responses.setdefault(str(status), _refusal(status, ref))
+    out["responses"] = dict(sorted(responses.items()))
     return out
+
+
+def _refusal(status: int, ref: dict[Any, dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "description": WHY[status],
+        "content": {"application/json": {"schema": ref[t.Error]}},
+    }
+
+
+TAGS = {
+    "pages": "the web UI's pages",
+    "encounters": "encounters: the board, commands, events, the audit",
+    "rules": "the rule systems and the schemas",
+    "wars": "Wars (ranks-d100 campaigns)",
+    "simulate": "the d20-na resolver",
+    "links": "an encounter's links (tokens)",
+    "webhooks": "an encounter's webhook",
+    "operations": "health, metrics and these documents",
+}
+# What server/http/bounds.py refuses in any string of a body (422 `invalid`).
+NO_CONTROL = "^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$"
+
+
+def _walk(node: Any) -> Any:
+    """Every dict inside `node`, itself first."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _walk(v)
+
+
+def _close_bodies(components: dict[str, Any], bodies: list[dict[str, Any]]) -> None:
+    """Say in the schema what the server refuses of a body valid by its type alone: control
+    characters in any string (bounds.py), a webhook URL that is not http(s), a player link
+    naming no combatant."""
+    seen: set[str] = set()
+    todo = list(bodies)
+    while todo:
+        for node in _walk(todo.pop()):
+            target = node.get("$ref")
+            if isinstance(target, str):
+                name = target.rsplit("/", 1)[1]
+                if name not in seen:
+                    seen.add(name)
+                    todo.append(components[name])
+            if node.get("type") == "string" and not {"enum", "const", "pattern"} & set(node):
+                node["pattern"] = NO_CONTROL
+            if node.get("type") == "object" and "additionalProperties" in node:
+                node.setdefault("propertyNames", {"pattern": NO_CONTROL})
+    components["WebhookBody"]["properties"]["url"]["pattern"] = "^https?://[!-~]+$"
+    components["IssueToken"]["if"] = {
+        "properties": {"role": {"const": "player"}},
+        "required": ["role"],
+    }
+    components["IssueToken"]["then"] = {
+        "properties": {"combatants": {"minItems": 1}},
+        "required": ["combatants"],
+    }
+
+
+def _with_items(components: dict[str, Any]) -> None:
+    """msgspec writes `list[Any]` as `{"type": "array"}` and `dict[str, Any]` as
+    `{"type": "object"}`; generators want the array's `items` (openapi-python-client drops
+    the schema without them) and the object's `additionalProperties` (openapi-typescript
+    types a bare object as `Record<string, never>`)."""
+    for node in _walk(components):
+        if node.get("type") == "array" and "items" not in node and "prefixItems" not in node:
+            node["items"] = {}
+        if node.get("type") == "object" and not {"properties", "additionalProperties"} & set(node):
+            node["additionalProperties"] = {}
 
 
 def _kinds() -> list[Any]:
@@ -286,7 +416,7 @@ def _kinds() -> list[Any]:
             found.append(op.body)
         for answer in op.answers.values():
             for k in answer if isinstance(answer, tuple) else (answer,):
-                if k not in (TEXT, HTML):
+                if k not in MEDIA:
                     found.append(k)
     return list(dict.fromkeys(found))
 
@@ -305,7 +435,9 @@ def openapi() -> dict[str, Any]:
         ("CreateCampaign", [RULESET]),
         ("SimulateBody", list(SIMULATE_RULESETS)),
     ):
-        components[name]["properties"]["ruleset"] = {"enum": allowed}
+        components[name]["properties"]["ruleset"] = {"type": "string", "enum": allowed}
+    _close_bodies(components, [ref[op.body] for op in OPS if op.body is not None])
+    _with_items(components)
     paths: dict[str, dict[str, Any]] = {}
     for op in OPS:
         paths.setdefault(op.path, {})[op.method] = _operation(op, ref)
@@ -314,10 +446,13 @@ def openapi() -> dict[str, Any]:
         "info": {
             "title": "Fracas",
             "version": "0.1.0",
+            "contact": {"name": "Fracas", "url": "https://example.invalid/fracas"},
             "description": "An event-sourced encounter server. Errors are always"
-            ' `{"error": {"code", "message", "rule"?}}`. The websocket is in'
+            ' `{"error": {"code", "message", "message_fr", "rule"?}}`. The websocket is in'
             " /asyncapi.json; every command, event and websocket message in /api/schema.",
         },
+        "servers": [{"url": "/", "description": "the instance serving this document"}],
+        "tags": [{"name": tag, "description": TAGS[tag]} for tag in TAGS],
         "paths": paths,
         "components": {
             "schemas": components,
@@ -376,14 +511,55 @@ def _channel(
     return channel
 
 
+def _async_schema(node: Any) -> Any:
+    """msgspec writes OpenAPI's `discriminator` object; AsyncAPI's schema object wants the
+    property's name alone (`"discriminator": "type"`), the members found by `oneOf`."""
+    if isinstance(node, dict):
+        return {
+            k: v["propertyName"]
+            if k == "discriminator" and isinstance(v, dict)
+            else _async_schema(v)
+            for k, v in node.items()
+        }
+    if isinstance(node, list | tuple):
+        return type(node)(_async_schema(v) for v in node)
+    return node
+
+
+def _typed_boards(
+    components: dict[str, Any], prefix: str, board: dict[str, Any], patched: bool = False
+) -> dict[str, Any]:
+    """The server messages of one channel with their `board` typed: copies of WsSnapshot
+    and WsUpdate (or WsPatchUpdate) named for the channel (`EncounterSnapshot`, ...), as
+    the messages themselves are shared by both sockets."""
+    members: list[dict[str, Any]] = []
+    for name in ("WsSnapshot", "WsPatchUpdate" if patched else "WsUpdate", "WsPong", "WsError"):
+        if name in ("WsPong", "WsError"):
+            members.append({"$ref": f"#/components/schemas/{name}"})
+            continue
+        typed = prefix + name.removeprefix("Ws")
+        schema = copy.deepcopy(components[name])
+        schema["properties"]["board"] = board
+        components[typed] = schema
+        members.append({"$ref": f"#/components/schemas/{typed}"})
+    return {"oneOf": members, "discriminator": "type"}
+
+
 @cache
 def asyncapi() -> dict[str, Any]:
     """The AsyncAPI 3 document of WS /ws/encounters/{id} (CONTRACT section 7) and of
     WS /ws/campaigns/{id} (a War's live page)."""
-    (client, server, patched, events), components = msgspec.json.schema_components(
-        [WsMessage, WsServerMessage, WsPatchServerMessage, ev.AnyEvent],
-        ref_template="#/components/schemas/{name}",
+    (client, server, patched, events, *_), components = _async_schema(
+        msgspec.json.schema_components(
+            [WsMessage, WsServerMessage, WsPatchServerMessage, ev.AnyEvent, *BOARDS, t.War],
+            ref_template="#/components/schemas/{name}",
+        )
     )
+    _with_items(components)
+    boards = {"anyOf": [{"$ref": f"#/components/schemas/{b.__name__}"} for b in BOARDS]}
+    war_server = _typed_boards(components, "War", {"$ref": "#/components/schemas/War"})
+    server = _typed_boards(components, "Encounter", boards)
+    patched = _typed_boards(components, "Encounter", boards, patched=True)
     return {
         "asyncapi": "3.0.0",
         "info": {
@@ -408,7 +584,7 @@ def asyncapi() -> dict[str, Any]:
                 "/ws/campaigns/{id}",
                 "the War's uuid",
                 client,
-                server,
+                war_server,
                 "The same frames for a War's stream: the War's board (day, characters and"
                 " their pools) in `board`; sheets only for the War's GM.",
             ),

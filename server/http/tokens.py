@@ -88,9 +88,14 @@ async def revoke_token(request: Request) -> Response:
     return json_response({"id": token_id, "revoked": True})
 
 
+async def tokens(request: Request) -> Response:
+    # One route per path, so a 405's Allow names every method served there (two routes on
+    # one path would answer the first one's methods alone).
+    return await (issue_token if request.method == "POST" else list_tokens)(request)
+
+
 routes = [
-    Route("/api/encounters/{id}/tokens", list_tokens, methods=["GET"]),
-    Route("/api/encounters/{id}/tokens", issue_token, methods=["POST"]),
+    Route("/api/encounters/{id}/tokens", tokens, methods=["GET", "POST"]),
     Route("/api/encounters/{id}/tokens/{token_id}", revoke_token, methods=["DELETE"]),
 ]
 

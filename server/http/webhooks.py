@@ -131,8 +131,12 @@ async def delete_webhook(request: Request) -> Response:
     return json_response({"deleted": True})
 
 
+async def webhook(request: Request) -> Response:
+    # One route per path, so a 405's Allow names every method served there.
+    handler = {"PUT": put_webhook, "DELETE": delete_webhook}.get(request.method, get_webhook)
+    return await handler(request)
+
+
 routes = [
-    Route("/api/encounters/{id}/webhook", put_webhook, methods=["PUT"]),
-    Route("/api/encounters/{id}/webhook", get_webhook, methods=["GET"]),
-    Route("/api/encounters/{id}/webhook", delete_webhook, methods=["DELETE"]),
+    Route("/api/encounters/{id}/webhook", webhook, methods=["GET", "PUT", "DELETE"]),
 ]

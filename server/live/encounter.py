@@ -144,8 +144,11 @@ async def ws_encounter(websocket: WebSocket) -> None:
     stream = stream_of(eid)
     patch = raw_patch == "1"
     watcher = Watcher(
-        websocket, patch_view(who) if patch else view_role(who), patch=patch,
+        websocket,
+        patch_view(who) if patch else view_role(who),
+        patch=patch,
         direct=direct(websocket.scope),
+        kind=who.role,
     )
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
     token_id = await auth.id_of(svc.store, eid, token) if token else None

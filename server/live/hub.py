@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -105,6 +106,7 @@ class Watcher:
     queue: Mailbox = field(default_factory=lambda: Mailbox(QUEUE))
     dropped: bool = False
     revoked: bool = False  # its token was revoked: closed 4401
+    kind: str = ""  # its token's role (gm, player, spectator), for the metrics
 
     def deliver(self, out: Shared) -> bool:
         """Send or queue a message; False if the watcher is too far behind (drop it)."""
@@ -142,6 +144,7 @@ class Room:
     # one string instead of building a board each.
     snapshots: dict[str, Shared] = field(default_factory=dict)
     reading: bool = False  # a read of the stream is under way (Hub._drive)
+    woke: float | None = None  # when a wake-up first asked for a read (the lag metric)
     dirty: bool = False  # woken while being read: read once more
 
     def board_now(self, role: str) -> Any:
@@ -242,6 +245,8 @@ class Hub:
 
     def wake(self, room: Room) -> None:
         """Read the room's stream soon: now if no read is under way, else once more after it."""
+        if room.woke is None:
+            room.woke = time.perf_counter()
         if room.reading:
             room.dirty = True
             return
@@ -289,6 +294,7 @@ class Hub:
         """Read the room's stream past its checkpoint and broadcast it (lock held)."""
         recs = await self.store.read_stream(room.stream, after=room.proj.version)
         if not recs:
+            room.woke = None
             return
         envs = [envelope(r) for r in recs]
         before = room.boards
@@ -322,6 +328,9 @@ class Hub:
                              "board": new}
                         )  # fmt: skip
                     self._offer(room, w, full)
+        if room.woke is not None:
+            self.metrics.hub_lag.observe(time.perf_counter() - room.woke)
+            room.woke = None
 
     async def refresh(self, room: Room) -> None:
         async with room.lock:
@@ -360,11 +369,11 @@ class Hub:
                 )  # fmt: skip
             w.deliver(text)  # the first message: nothing is queued before it
             room.watchers.add(w)
-            self.metrics.ws_connections += 1
+            self.metrics.ws_opened(w.kind or w.role)
 
     def leave(self, stream: str, w: Watcher) -> None:
         room = self.rooms.get(stream)
-        self.metrics.ws_connections -= 1
+        self.metrics.ws_closed(w.kind or w.role)
         if room is None:
             return
         room.watchers.discard(w)

@@ -90,7 +90,8 @@ async def ws_campaign(websocket: WebSocket) -> None:
     hub: Hub = websocket.app.state.hub
     stream = stream_of(campaign_id)
     role = "gm" if who is not None and who.role == "gm" else "public"
-    watcher = Watcher(websocket, role, direct=direct(websocket.scope))
+    watcher = Watcher(websocket, role, direct=direct(websocket.scope),
+                      kind="gm" if role == "gm" else "spectator")  # fmt: skip
     after = int(raw_after) if raw_after is not None else None
     await hub.join(stream, watcher, after, make_room=WarRoom)
     await serve_watcher(websocket, hub, stream, watcher)

@@ -242,6 +242,25 @@ class EncounterService:
         key: CommandKey | None = None,
         then: Then | None = None,
     ) -> dict[str, Any]:
+        """Decide and append one command (and `then`, in the same transaction), counted
+        by its type and outcome (`ok` or the refusal's code) in the metrics."""
+        kind = str(command.__struct_config__.tag)
+        try:
+            answer = await self._execute(encounter_id, command, who, key, then)
+        except Refused as refusal:
+            self.metrics.command(kind, refusal.code)
+            raise
+        self.metrics.command(kind, "ok")
+        return answer
+
+    async def _execute(
+        self,
+        encounter_id: str,
+        command: cmd.Command,
+        who: Principal,
+        key: CommandKey | None = None,
+        then: Then | None = None,
+    ) -> dict[str, Any]:
         """Decide and append one command (and `then`, in the same transaction).
 
         With a `key` (the caller's own Idempotency-Key) the first outcome is the only
@@ -253,7 +272,6 @@ class EncounterService:
             replay = await self._replay(encounter_id, key, who)
             if replay is not None:
                 return replay
-        self.metrics.commands[type(command).__name__] += 1
         for attempt in range(RETRIES):
             # Commands of one process on one encounter take turns: they would only
             # conflict with each other. Conflicts with other processes are retried.
@@ -301,7 +319,7 @@ class EncounterService:
             encounter_id,
             await self._seeds_of(encounter_id),
             state.ledger.next_roll,
-            dicelib.client_seed(state.ledger.entropy),
+            dicelib.client_seed(state.ledger.entropy, state.ledger.entropy_join),
         )
         try:
             events, after = decide_and_fold(state, command, roller, who)

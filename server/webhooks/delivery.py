@@ -38,6 +38,7 @@ from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from projections.webhook_words import message
 from server.services.encounters import stream_of
+from server.services.metrics import Metrics
 from server.store.port import Claimed, NewDelivery, Store
 from server.webhooks.outbound import Allow, Unsafe, post
 
@@ -86,9 +87,10 @@ def signature(secret: str, body: bytes) -> str:
 class Webhooks:
     """The webhook subscriber and delivery worker of one server instance."""
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(self, store: Store, settings: Settings, metrics: Metrics | None = None) -> None:
         self.store = store
         self.settings = settings
+        self.metrics = metrics or Metrics()  # deliveries by outcome
         self._folds: dict[str, Projection] = {}
         self._watched: set[str] = set()  # encounters with a webhook, refreshed every tick
         self._due = asyncio.Event()
@@ -225,11 +227,13 @@ class Webhooks:
         try:
             if error is None:
                 await self.store.delivered(row.id, status)
+                self.metrics.webhooks["delivered"] += 1
                 return
             age = datetime.now(UTC) - row.created_at
             give_up = age >= timedelta(seconds=self.settings.max_age)
             delay = min(self.settings.retry * 2 ** (row.attempts - 1), self.settings.retry_max)
             await self.store.delivery_failed(row.id, status, give_up, delay, error)
+            self.metrics.webhooks["failed" if give_up else "retrying"] += 1
             log.info("webhook delivery %s: attempt %d: %s", row.id, row.attempts, error)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
             # The lease runs out and the row is retried: at least once holds.

@@ -220,7 +220,7 @@ def test_a_closed_encounter_disables_every_control_and_shows_one_verified_banner
     href = banner.locator("#audit-bundle").get_attribute("href")
     assert href == f"/api/encounters/{fight.eid}/export?format=json"
     bundle = fight.http.get(href).json()  # public once closed
-    assert bundle["format"] == "fracas-audit/1"
+    assert bundle["format"] == "fracas-audit/2"
     expect(page.locator(".closed-banner")).to_have_count(1)
     controls = "#controls button, #controls input, #controls select, #controls textarea"
     enabled = page.evaluate(

@@ -285,7 +285,7 @@ def test_verify_file_mistakes_are_one_line_and_exit_2(tmp_path: Path) -> None:
     assert f"{garbled} is not JSON" in one_line_error(fracas("verify", "--file", str(garbled)))
     other = tmp_path / "other.json"
     other.write_text(json.dumps([{"format": "fracas-audit/1"}]))
-    assert "is not a Fracas audit bundle (fracas-audit/1)" in one_line_error(
+    assert "is not a Fracas audit bundle (fracas-audit/1 or fracas-audit/2)" in one_line_error(
         fracas("verify", "--file", str(other))
     )
     both = one_line_error(fracas("verify", str(uuid.uuid4()), "--file", str(other)))
@@ -312,7 +312,7 @@ def test_demo_export_audit_and_verify_from_the_command_line(
     bundle = fracas("export", encounter, "--format", "json", env=env)
     path = tmp_path / "b.json"
     path.write_text(bundle.stdout)
-    assert json.loads(bundle.stdout)["format"] == "fracas-audit/1"
+    assert json.loads(bundle.stdout)["format"] == "fracas-audit/2"
     checked = fracas("verify", "--file", str(path), env={"PATH": "/usr/bin:/bin"})
     assert checked.returncode == 3 and "open: 0 rolls" in checked.stdout  # not closed yet
     assert fracas("verify", encounter, env=env).returncode == 3

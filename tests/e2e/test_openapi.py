@@ -9,6 +9,7 @@ error and no answer outside the schema against a running `fracas serve`.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -97,6 +98,38 @@ def test_the_asyncapi_document_names_the_websocket_messages() -> None:
         node: Any = doc
         for part in parts:
             node = node[part]  # every $ref resolves inside the document
+
+
+def test_the_asyncapi_discriminators_are_property_names() -> None:
+    # AsyncAPI's schema object takes `"discriminator": "type"`; OpenAPI's object (with
+    # `propertyName` and `mapping`) makes @asyncapi/parser refuse the whole document.
+    found = [v for k, v in _items(asyncapi()) if k == "discriminator"]
+    assert found and all(v == "type" for v in found), found
+
+
+def _items(node: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield k, v
+            yield from _items(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _items(v)
+
+
+@pytest.mark.skipif(
+    not (ROOT / ".ci/node/node_modules/@asyncapi/parser").is_dir(),
+    reason="npm ci in .ci/node (done by .ci/run) installs @asyncapi/parser",
+)
+def test_asyncapi_parser_loads_the_document_with_no_error(tmp_path: Path) -> None:
+    doc = tmp_path / "asyncapi.json"
+    doc.write_text(json.dumps(asyncapi()))
+    run = subprocess.run(
+        ["node", str(ROOT / ".ci/node/asyncapi-check.mjs"), str(doc)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert ": 0 errors" in run.stdout and "document loaded" in run.stdout
 
 
 # --- the running server --------------------------------------------------------------
@@ -224,6 +257,110 @@ def test_real_answers_match_the_schema(world: dict[str, Any]) -> None:
     assert "d6" in dice.json()["server"]  # the fixture's 2d6, in the GM's dice
 
 
+def test_a_405_allows_every_method_the_document_lists(world: dict[str, Any]) -> None:
+    api: Api = world["api"]
+    e = f"/api/encounters/{world['eid']}"
+    paths = {
+        "/api/encounters/{id}/tokens": f"{e}/tokens",
+        "/api/encounters/{id}/webhook": f"{e}/webhook",
+    }
+    for path, url in paths.items():
+        documented = {m.upper() for m in openapi()["paths"][path]}
+        for method in ("OPTIONS", "PATCH"):
+            r = api.http.request(method, url)
+            assert r.status_code == 405, (method, url, r.text)
+            allowed = {m.strip() for m in r.headers["allow"].split(",")}
+            assert allowed - {"HEAD"} == documented, (method, path, allowed)
+            assert r.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_export_declares_its_parameters_and_media_types(world: dict[str, Any]) -> None:
+    op = openapi()["paths"]["/api/encounters/{id}/export"]["get"]
+    assert {p["name"] for p in op["parameters"]} == {
+        "id",
+        "format",
+        "lang",
+        "scope",
+        "include_hidden",
+    }
+    assert list(op["responses"]["200"]["content"]) == [
+        "text/plain",
+        "text/markdown",
+        "application/json",
+    ]
+    api: Api = world["api"]
+    auth = {"Authorization": f"Bearer {world['gm']}"}
+    e = f"/api/encounters/{world['eid']}/export"
+    for fmt, media in (
+        ("markdown", "text/markdown"),
+        ("bbcode", "text/plain"),
+        ("text", "text/plain"),
+        ("json", "application/json"),
+    ):
+        r = api.http.get(
+            e,
+            params={"format": fmt, "lang": "fr", "scope": "last_turn", "include_hidden": "true"},
+            headers=auth,
+        )
+        assert r.status_code == 200 and r.headers["content-type"].split(";")[0] == media, (
+            fmt,
+            r.headers,
+        )
+
+
+def test_the_creation_limit_and_french_refusals_are_documented() -> None:
+    doc = openapi()
+    for path in ("/api/encounters", "/api/campaigns", "/api/simulate"):
+        assert "429" in doc["paths"][path]["post"]["responses"], path
+    assert "Retry-After" in doc["paths"]["/api/encounters"]["post"]["responses"]["429"]["headers"]
+    detail = doc["components"]["schemas"]["ErrorDetail"]
+    assert {"code", "message", "message_fr"} <= set(detail["required"])
+    for item in doc["paths"].values():
+        for op in item.values():
+            assert "security" in op, op["operationId"]  # [] where no token is read
+
+
+def test_no_array_lacks_items_and_no_enum_is_a_lone_boolean() -> None:
+    for node in _walk(openapi()):
+        if node.get("type") == "array":
+            assert "items" in node or "prefixItems" in node, node
+        assert node.get("enum") not in ([True], [False]), node
+
+
+def _walk(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _walk(v)
+
+
+def test_the_schema_refuses_what_the_server_refuses(world: dict[str, Any]) -> None:
+    # Four bodies valid by their types alone, refused 422 by the server: the schema says so.
+    api: Api = world["api"]
+    auth = {"Authorization": f"Bearer {world['gm']}"}
+    e = f"/api/encounters/{world['eid']}"
+    schemas = openapi()["components"]["schemas"]
+    cases = [
+        ("CreateEncounter", "post", "/api/encounters", {"ruleset": "d20-na", "name": "a\nb"}),
+        ("IssueToken", "post", f"{e}/tokens", {"role": "player"}),
+        ("IssueToken", "post", f"{e}/tokens", {"role": "player", "combatants": []}),
+        ("WebhookBody", "put", f"{e}/webhook", {"url": "ftp://example.com/hook"}),
+    ]
+    for name, method, url, body in cases:
+        schema = {**schemas[name], "components": {"schemas": schemas}}
+        schema = json.loads(
+            json.dumps(schema).replace("#/components/schemas/", "#/components/schemas/")
+        )
+        assert list(Draft202012Validator(schema).iter_errors(body)), (name, body)
+        r = api.http.request(method, url, json=body, headers=auth)
+        assert r.status_code == 422, (name, body, r.status_code, r.text)
+    ok = {**schemas["IssueToken"], "components": {"schemas": schemas}}
+    assert not list(Draft202012Validator(ok).iter_errors({"role": "spectator"}))
+
+
 def test_the_docs_page_ships_its_renderer(server: Instance) -> None:
     page = httpx.get(server.base + "/docs")
     assert page.status_code == 200 and "/static/docs.js" in page.text
@@ -278,7 +415,7 @@ def test_schemathesis_finds_no_server_error_and_no_answer_outside_the_schema(
             # switches do not reach the stateful phase in schemathesis 4.32.
             "--exclude-checks", "ensure_resource_availability",
             "--max-examples", "10",
-            "--phases", "fuzzing,stateful",
+            "--phases", "coverage,fuzzing,stateful",
             "--seed", os.environ.get("FRACAS_FUZZ_SEED", "1"),
             "--workers", "1",
             "--no-shrink",
@@ -288,6 +425,8 @@ def test_schemathesis_finds_no_server_error_and_no_answer_outside_the_schema(
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=420, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-20000:] + run.stderr[-4000:]
+    for phase in ("Coverage", "Fuzzing", "Stateful"):
+        assert f"✅ {phase}" in run.stdout, run.stdout[-3000:]
     # Not a run that tested nothing: every operation, a few hundred cases, stateful chains.
     generated = re.search(r"(\d+) generated", run.stdout)
     assert generated and int(generated[1]) >= 200, run.stdout[-3000:]

@@ -676,7 +676,7 @@ def test_the_audit_bundle_holds_every_event_in_version_order() -> None:
     table = played()
     shuffled = list(reversed(table.envelopes))
     assert bundle(ENCOUNTER, shuffled) == {
-        "format": "fracas-audit/1",
+        "format": "fracas-audit/2",
         "encounter": ENCOUNTER,
         "events": table.envelopes,
     }

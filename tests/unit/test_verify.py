@@ -112,6 +112,7 @@ def test_an_honest_stream_holds_and_every_server_roll_is_recomputed() -> None:
         "manual": 1,
         "unrevealed": 0,
         "problems": [],
+        "entropy_join": "concat",  # no encounter_opened says otherwise
     }
 
 
@@ -310,7 +311,7 @@ def test_a_bundle_is_verified_with_its_own_encounter_id() -> None:
     [
         (
             {"format": "fracas-audit/0"},
-            "the bundle's format is 'fracas-audit/0', not 'fracas-audit/1'",
+            "the bundle's format is 'fracas-audit/0', not one of fracas-audit/1, fracas-audit/2",
         ),
         ({"encounter": "another"}, f"the bundle of encounter-another holds events of ['{STREAM}']"),
         ({"events": None}, "the bundle needs an 'encounter' id and a list of 'events'"),
