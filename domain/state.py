@@ -177,6 +177,17 @@ class Ledger:
     history: list[tuple[int, Event]] = field(default_factory=list)
     steps: list[int] = field(default_factory=list)  # versions where an undoable step began
     undone: list[tuple[int, int]] = field(default_factory=list)  # version spans undone
+    # Every combatant id ever issued, undone arrivals included: an id is never issued
+    # twice, so a player link bound to one can never control another combatant.
+    issued: set[str] = field(default_factory=set)
+
+    def next_combatant_id(self, added: int) -> str:
+        """The id for the next combatant (`added`: the game's count still in effect):
+        `c<n>` for the first n past it that was never issued."""
+        n = added + 1
+        while f"c{n}" in self.issued:
+            n += 1
+        return f"c{n}"
 
     def clone(self) -> Ledger:
         return Ledger(
@@ -199,6 +210,7 @@ class Ledger:
             list(self.history),
             list(self.steps),
             list(self.undone),
+            set(self.issued),
         )
 
 
