@@ -189,9 +189,10 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
     gm_only = [*valid.gm_only, *(r for r in c.hidden if r not in valid.gm_only)]
     if c.character is not None and ctx.state.ledger.campaign is None:
         raise Invalid("only an encounter opened in a War takes a War character")
+    added = ctx.state.ledger.next_combatant_id(ctx.game.added)  # never reused (undo)
     ctx.emit(
         ev.CombatantAdded(
-            combatant_id=f"c{ctx.game.added + 1}",
+            combatant_id=added,
             name=c.name,
             side=c.side,
             sheet=valid.sheet,
@@ -202,7 +203,6 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
             character=c.character,
         )
     )
-    added = f"c{ctx.game.added}"
     for key, scope, rule in valid.used:
         ctx.emit(ev.LimitUsed(combatant_id=added, key=key, scope=scope, rule=rule))
 

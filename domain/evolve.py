@@ -99,8 +99,13 @@ def _closed(led: Ledger, e: ev.EncounterClosed) -> None:
     led.closed = True
 
 
+def _issued(led: Ledger, e: ev.CombatantAdded) -> None:
+    led.issued.add(e.combatant_id)  # kept through undo: ids are never reused
+
+
 _LEDGER: dict[type[ev.Event], Callable[[Ledger, Any], None]] = {
     ev.EncounterOpened: _opened,
+    ev.CombatantAdded: _issued,
     ev.SeedCommitted: _committed,
     ev.EntropyAdded: _entropy,
     ev.SeedRevealed: _revealed,

@@ -178,6 +178,17 @@ class Ledger:
     steps: list[int] = field(default_factory=list)  # versions where an undoable step began
     undone: list[tuple[int, int]] = field(default_factory=list)  # version spans undone
     entropy_join: str = "concat"  # as encounter_opened records it (domain/dice.py)
+    # Every combatant id ever issued, undone arrivals included: an id is never issued
+    # twice, so a player link bound to one can never control another combatant.
+    issued: set[str] = field(default_factory=set)
+
+    def next_combatant_id(self, added: int) -> str:
+        """The id for the next combatant (`added`: the game's count still in effect):
+        `c<n>` for the first n past it that was never issued."""
+        n = added + 1
+        while f"c{n}" in self.issued:
+            n += 1
+        return f"c{n}"
 
     def clone(self) -> Ledger:
         return Ledger(
@@ -201,6 +212,7 @@ class Ledger:
             list(self.steps),
             list(self.undone),
             self.entropy_join,
+            set(self.issued),
         )
 
 

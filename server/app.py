@@ -163,6 +163,7 @@ async def get_roll(request: Request) -> Response:
 
 async def get_verify(request: Request) -> Response:
     eid = parse_id(request.path_params["id"])
+    await caller(request, eid, required=False)  # a revoked token gets 401 here too
     envs = await service(request).envelopes(eid)
     if not envs:
         raise HTTPError(404, "not_found", f"no encounter {eid}")

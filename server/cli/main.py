@@ -38,6 +38,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import create_app
+    from server.cli.logs import log_config
     from server.live.encounter import CLIENT_FRAME_LIMIT
     from server.live.transport import protocol
 
@@ -59,6 +60,7 @@ def serve(args: argparse.Namespace) -> int:
         ws_max_size=CLIENT_FRAME_LIMIT,
         ws_per_message_deflate=False,
         log_level="info",
+        log_config=log_config(),  # uvicorn's, with tokens redacted (server/cli/logs.py)
     )
     return 0
 

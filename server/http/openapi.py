@@ -25,7 +25,7 @@ from server.http.bounds import MAX_PARAM
 from server.http.campaigns import CreateCampaign
 from server.http.log import MAX_LIMIT
 from server.http.resolver import SimulateBody
-from server.http.tokens import IssueToken
+from server.http.tokens import IssueToken, IssueWarToken
 from server.http.webhooks import WebhookBody
 from server.live.encounter import WsMessage, WsPatchServerMessage, WsServerMessage
 from server.services.resolver import SIMULATE_RULESETS
@@ -186,7 +186,8 @@ OPS: tuple[Op, ...] = (
        errors=(400, 401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/verify", "getVerify",
        "The hash chain and every revealed roll, recomputed", "encounters",
-       {200: t.VerifyReport}, params=(ENCOUNTER,), errors=(404, *DOWN)),
+       {200: t.VerifyReport}, auth="optional", params=(ENCOUNTER,),
+       errors=(401, 404, *DOWN)),
     Op("get", "/api/encounters/{id}/export", "getExport",
        "The full log: `json` (the audit bundle: the GM's until close) or a forum format"
        " (text first: a generated client then reads every format as the body's text)",
@@ -234,6 +235,17 @@ OPS: tuple[Op, ...] = (
        "Revoke a link: its holder gets 401 and its websockets close (GM)", "links",
        {200: t.RevokedLink}, auth="required",
        params=(ENCOUNTER, Param("token_id", "path", {"type": "string"}, "the link's id", True)),
+       errors=(401, 403, 404, 422, *DOWN)),
+    Op("get", "/api/campaigns/{id}/tokens", "listWarTokens",
+       "The War's GM links (never their secrets) (War GM)", "links", {200: t.Links},
+       auth="required", params=(WAR,), errors=(401, 403, 404, *DOWN)),
+    Op("post", "/api/campaigns/{id}/tokens", "issueWarToken", "Issue a new War GM link",
+       "links", {201: t.IssuedLink}, body=IssueWarToken, auth="required", params=(WAR,),
+       errors=(*BODY, 401, 403, 404, *DOWN)),
+    Op("delete", "/api/campaigns/{id}/tokens/{token_id}", "revokeWarToken",
+       "Revoke a War link: its holder gets 401 and its War websockets close (War GM)",
+       "links", {200: t.RevokedLink}, auth="required",
+       params=(WAR, Param("token_id", "path", {"type": "string"}, "the link's id", True)),
        errors=(401, 403, 404, 422, *DOWN)),
     Op("put", "/api/encounters/{id}/webhook", "putWebhook",
        "Set the encounter's webhook; answers its signing secret once (GM)", "webhooks",

@@ -1,6 +1,9 @@
 """The GM's links (CONTRACT section 3): list, issue and revoke tokens; revoked sockets close.
 
-`GET/POST /api/encounters/{id}/tokens`, `DELETE .../tokens/{token_id}`. A revocation is
+`GET/POST /api/encounters/{id}/tokens`, `DELETE .../tokens/{token_id}`, and the same under
+`/api/campaigns/{id}` for a War's GM links. Tokens of an encounter and of a War share one
+table, keyed by the uuid they open: each route checks that the uuid is one of its kind, so
+a War's GM token manages nothing on `/api/encounters/<War id>`. A revocation is
 a row update plus a NOTIFY on `fracas_tokens` with the token's public id; every instance
 listens (`Revocations`) and closes the websockets that token opened. A lost
 notification is covered by a periodic sweep of the ids of open sockets.
@@ -24,6 +27,8 @@ from server.http.errors import HTTPError, json_response
 from server.http.requests import bearer, body_of, service
 from server.services import auth
 from server.services.encounters import parse_id
+from server.services.wars import load as load_war
+from server.services.wars import parse_campaign
 from server.store.port import SideTables
 
 log = logging.getLogger(__name__)
@@ -39,7 +44,22 @@ async def require_gm(request: Request, encounter_id: str) -> tuple[Principal, st
         raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
     if who.role != "gm":
         raise HTTPError(403, "forbidden", "only the GM manages this encounter's links")
+    await service(request).load(encounter_id)  # a War's uuid is no encounter: 404
     return who, token
+
+
+async def require_war_gm(request: Request, campaign_id: str) -> str:
+    """The caller's token, if it is the War's GM's; else 401/403 (404: no such War)."""
+    token = bearer(request)
+    if token is None:
+        raise HTTPError(401, "unauthorized", "send Authorization: Bearer <token>")
+    who = await auth.principal(service(request).store, campaign_id, token)
+    if who is None:
+        raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+    if who.role != "gm":
+        raise HTTPError(403, "forbidden", "only the War's GM manages its links")
+    await load_war(service(request), campaign_id)  # an encounter's uuid is no War: 404
+    return token
 
 
 class IssueToken(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -94,9 +114,50 @@ async def tokens(request: Request) -> Response:
     return await (issue_token if request.method == "POST" else list_tokens)(request)
 
 
+class IssueWarToken(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Body of POST /api/campaigns/{id}/tokens: a War has one role with a token, its GM's."""
+
+    role: Literal["gm"]
+
+
+async def list_war_tokens(request: Request) -> Response:
+    campaign_id = parse_campaign(request.path_params["id"])
+    await require_war_gm(request, campaign_id)
+    tokens = await auth.tokens_of(service(request).store, campaign_id)
+    return json_response({"tokens": tokens})
+
+
+async def issue_war_token(request: Request) -> Response:
+    campaign_id = parse_campaign(request.path_params["id"])
+    raw = await body_of(request)
+    await require_war_gm(request, campaign_id)
+    msgspec.json.decode(raw, type=IssueWarToken)
+    token_id, token = await auth.issue_with_id(service(request).store, campaign_id, "gm")
+    link = f"/w/{campaign_id}#token={token}"
+    return json_response({"id": token_id, "token": token, "link": link}, 201)
+
+
+async def revoke_war_token(request: Request) -> Response:
+    campaign_id = parse_campaign(request.path_params["id"])
+    token = await require_war_gm(request, campaign_id)
+    token_id = request.path_params["token_id"]
+    store = service(request).store
+    if await auth.id_of(store, campaign_id, token) == token_id:
+        raise HTTPError(422, "invalid", "the link you are using cannot revoke itself")
+    if not await auth.revoke(store, campaign_id, token_id):
+        raise HTTPError(404, "not_found", f"no live link {token_id!r} in this War")
+    return json_response({"id": token_id, "revoked": True})
+
+
+async def war_tokens(request: Request) -> Response:
+    return await (issue_war_token if request.method == "POST" else list_war_tokens)(request)
+
+
 routes = [
     Route("/api/encounters/{id}/tokens", tokens, methods=["GET", "POST"]),
     Route("/api/encounters/{id}/tokens/{token_id}", revoke_token, methods=["DELETE"]),
+    Route("/api/campaigns/{id}/tokens", war_tokens, methods=["GET", "POST"]),
+    Route("/api/campaigns/{id}/tokens/{token_id}", revoke_war_token, methods=["DELETE"]),
 ]
 
 

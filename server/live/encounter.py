@@ -23,6 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from domain.errors import Refused
 from domain.state import SPECTATOR
+from server.live.credentials import Guard, credentials
 from server.live.hub import Hub, Watcher
 from server.live.transport import Shared, direct
 from server.live.updates import patch_view
@@ -126,20 +127,25 @@ async def ws_encounter(websocket: WebSocket) -> None:
         await websocket.close(code=4404)
         return
     svc: EncounterService = websocket.app.state.service
-    token = websocket.query_params.get("token")
-    who = await svc.principal(eid, token) if token else SPECTATOR
+    creds = credentials(websocket)
     raw_after = websocket.query_params.get("after")
     raw_patch = websocket.query_params.get("patch", "0")
     bad_query = (raw_after is not None and not raw_after.isdigit()) or raw_patch not in ("0", "1")
-    if who is None or bad_query:
-        await websocket.close(code=4401 if who is None else 4400)
+    if creds is None or bad_query:
+        await websocket.close(code=4400)
+        return
+    token = creds.token
+    who = await svc.principal(eid, token) if token else SPECTATOR
+    token_id = await auth.id_of(svc.store, eid, token) if token and who else None
+    if who is None or (token and token_id is None):
+        await websocket.close(code=4401)
         return
     try:
         await svc.load(eid)
     except Refused:
         await websocket.close(code=4404)
         return
-    await websocket.accept()
+    await websocket.accept(subprotocol=creds.subprotocol)
     hub: Hub = websocket.app.state.hub
     stream = stream_of(eid)
     patch = raw_patch == "1"
@@ -150,20 +156,11 @@ async def ws_encounter(websocket: WebSocket) -> None:
         direct=direct(websocket.scope),
         kind=who.role,
     )
-    await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
-    token_id = await auth.id_of(svc.store, eid, token) if token else None
     revocations = websocket.app.state.revocations
-
-    def on_revoke() -> None:  # the GM revoked this socket's token (server/tokens.py)
-        watcher.revoked = True
-        watcher.end(after_queued=False)
-
-    watch = revocations.watch(token_id, on_revoke) if token_id else None
-    try:
+    with Guard(revocations, svc.store, eid, token, token_id, watcher) as guard:
+        await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
+        await guard.confirm()
         await serve_watcher(websocket, hub, stream, watcher)
-    finally:
-        if watch is not None:
-            revocations.unwatch(watch)
 
 
 async def serve_watcher(websocket: WebSocket, hub: Hub, stream: str, watcher: Watcher) -> None:

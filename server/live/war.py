@@ -1,4 +1,4 @@
-"""A War's live feed: WS /ws/campaigns/{id}?token=T&after=V.
+"""A War's live feed: WS /ws/campaigns/{id}?after=V (token as in server/live/credentials.py).
 
 Like an encounter's (CONTRACT section 7, server/live.py): on connect a `snapshot` of the
 War as `GET /api/campaigns/{id}` shows it (or, with `after`, one `update` with every
@@ -18,6 +18,7 @@ from starlette.websockets import WebSocket
 
 from domain import campaign as war
 from domain.errors import NotFound
+from server.live.credentials import Guard, credentials
 from server.live.encounter import serve_watcher
 from server.live.hub import Hub, Room, Watcher
 from server.live.transport import direct
@@ -80,18 +81,26 @@ async def ws_campaign(websocket: WebSocket) -> None:
     except NotFound:
         await websocket.close(code=4404)
         return
-    token = websocket.query_params.get("token")
-    who = await auth.principal(svc.store, campaign_id, token) if token else None
+    creds = credentials(websocket)
     raw_after = websocket.query_params.get("after")
-    if (token and who is None) or (raw_after is not None and not raw_after.isdigit()):
-        await websocket.close(code=4401 if token and who is None else 4400)
+    if creds is None or (raw_after is not None and not raw_after.isdigit()):
+        await websocket.close(code=4400)
         return
-    await websocket.accept()
+    token = creds.token
+    who = await auth.principal(svc.store, campaign_id, token) if token else None
+    token_id = await auth.id_of(svc.store, campaign_id, token) if token and who else None
+    if token and token_id is None:
+        await websocket.close(code=4401)
+        return
+    await websocket.accept(subprotocol=creds.subprotocol)
     hub: Hub = websocket.app.state.hub
     stream = stream_of(campaign_id)
     role = "gm" if who is not None and who.role == "gm" else "public"
     watcher = Watcher(websocket, role, direct=direct(websocket.scope),
                       kind="gm" if role == "gm" else "spectator")  # fmt: skip
     after = int(raw_after) if raw_after is not None else None
-    await hub.join(stream, watcher, after, make_room=WarRoom)
-    await serve_watcher(websocket, hub, stream, watcher)
+    revocations = websocket.app.state.revocations
+    with Guard(revocations, svc.store, campaign_id, token, token_id, watcher) as guard:
+        await hub.join(stream, watcher, after, make_room=WarRoom)
+        await guard.confirm()
+        await serve_watcher(websocket, hub, stream, watcher)

@@ -9,7 +9,7 @@ import { setupAudit, openAudit, refreshAudit, auditOpen } from "./audit.js";
 import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer, say } from "./console.js";
 import { cardTools } from "./gm-tools.js";
 import { home } from "./home.js";
-import { saved, save } from "./store.js";
+import { saved, save, keepGm } from "./store.js";
 import { warPage, remountWar } from "./war.js";
 import { setBaseTitle, updateAlerts, mountAlertControls } from "./alerts.js";
 import { simulatePage, remountSimulate } from "./simulate.js";
@@ -256,17 +256,15 @@ function mount() {
 
 async function decideRole(id, hash, board) {
   const mem = saved(id);
-  if (hash.role === "gm" || (hash.token && hash.token === mem.gm)) {
-    save(id, { gm: hash.token, name: board.encounter.name, ruleset: board.encounter.ruleset, created: mem.created || Date.now() });
-    return "gm";
-  }
+  if (hash.token && hash.token === mem.gm) return "gm";
   if (hash.as) return "player";
-  if (hash.role === "spectator" || !hash.token || hash.token === mem.spectator) return "spectator";
+  if (!hash.token || hash.token === mem.spectator) return "spectator";
+  // What the link says (`role=gm`) is not what the token gives: ask the server, and
+  // never let a link replace the GM token this browser keeps without asking.
   try {
-    // A bare link (from `fracas demo` or the create answer): ask what the token gives.
     const me = await api.me(id, hash.token);
     if (me.role === "gm") {
-      save(id, { gm: hash.token, name: board.encounter.name, ruleset: board.encounter.ruleset });
+      keepGm(id, hash.token, { name: board.encounter.name, ruleset: board.encounter.ruleset });
       return "gm";
     }
     if (me.role === "player") {

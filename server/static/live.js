@@ -1,5 +1,7 @@
-// The live feed: WS /ws/encounters/{id}?token=T&after=V (or /ws/campaigns/{id} for a War,
-// `kind: "campaigns"`) with reconnect (backoff) and resume.
+// The live feed: WS /ws/encounters/{id}?after=V (or /ws/campaigns/{id} for a War,
+// `kind: "campaigns"`) with reconnect (backoff) and resume. The token rides in the
+// Sec-WebSocket-Protocol header (`fracas`, `bearer.<token>`), never in the URL: URLs
+// are written to access logs.
 // Boards are applied only when their version is newer, so a resumed feed never repeats.
 // With `patch`, updates carry an RFC 6902 patch from the last board this connection
 // received (the first message of each connection carries a whole board).
@@ -30,14 +32,14 @@ export class Live {
     if (this.stopped) return;
     const proto = location.protocol === "https:" ? "wss" : "ws";
     const q = new URLSearchParams();
-    if (this.token) q.set("token", this.token);
     if (this.version) q.set("after", String(this.version));
     if (this.patch) q.set("patch", "1");
     this.last = null;
     this.onState(this.connectedOnce ? "reconnecting" : "connecting");
     let ws;
     try {
-      ws = new WebSocket(`${proto}://${location.host}/ws/${this.kind}/${this.id}?${q}`);
+      const protocols = this.token ? ["fracas", `bearer.${this.token}`] : ["fracas"];
+      ws = new WebSocket(`${proto}://${location.host}/ws/${this.kind}/${this.id}?${q}`, protocols);
     } catch {
       this.retry();
       return;

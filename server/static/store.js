@@ -1,5 +1,9 @@
 // What this browser remembers (localStorage), per encounter (GM and spectator tokens,
 // the player links the GM made) and per War (its GM token): one keyed store per kind.
+// A kept GM token is never replaced by another one without asking (a link anyone can
+// send must not lock the GM out), and an import only adds what this browser lacks.
+import { lang } from "./i18n.js";
+
 function keyed(prefix, defaults) {
   function saved(id) {
     try {
@@ -40,6 +44,29 @@ export const { saved, save, known } = encounters;
 const wars = keyed("fracas:war:", () => ({}));
 export const { saved: warSaved, save: warSave, known: knownWars } = wars;
 
+function mayReplace(name) {
+  const question = lang() === "fr"
+    ? `Ce navigateur garde déjà un autre lien de MJ pour « ${name} ». Le remplacer par celui de cette adresse ?`
+    : `This browser already keeps another GM link for "${name}". Replace it with the one in this address?`;
+  try { return window.confirm(question); } catch { return false; }
+}
+
+function keepGmIn(store, id, token, patch) {
+  const mem = store.saved(id);
+  if (mem.gm === token) return true;
+  if (mem.gm && !mayReplace(mem.name || patch.name || id)) return false;
+  store.save(id, { ...patch, gm: token, created: mem.created || Date.now() });
+  return true;
+}
+
+/** Keep `token` (checked by the server as a GM token) as this browser's GM token for
+ * encounter `id`, with `patch` (name, ruleset); asks before replacing another one.
+ * Answers whether it is kept. */
+export function keepGm(id, token, patch) { return keepGmIn(encounters, id, token, patch); }
+
+/** The same for a War's GM token. */
+export function keepWarGm(id, token, patch) { return keepGmIn(wars, id, token, patch); }
+
 // Carrying this browser's list to another device: every encounter and War entry, as one
 // object (a file, or a link whose #import= fragment never reaches the server).
 const FORMAT = "fracas-browser/1";
@@ -56,18 +83,21 @@ export function exportAll() {
   return out;
 }
 
-/** Merge an export into this browser (what this browser already holds wins on conflicts
- * only for the fields the export lacks). Answers the counts, or null if it is not one. */
+/** Merge an export into this browser: it adds what this browser lacks (an encounter,
+ * a War, a token, a player link) and never overwrites what it holds (a GM token above
+ * all). Answers the counts, or null if it is not one. */
 export function importAll(data) {
   if (!data || data.format !== FORMAT) return null;
   const ids = (o) => Object.keys(o || {}).filter((id) => /^[0-9a-f-]{36}$/.test(id));
   const enc = ids(data.encounters);
   const war = ids(data.wars);
+  const entry = (o) => (o && typeof o === "object" && !Array.isArray(o) ? o : {});
   for (const id of enc) {
     const mine = saved(id);
-    save(id, { ...data.encounters[id], players: { ...(data.encounters[id].players || {}), ...mine.players } });
+    const theirs = entry(data.encounters[id]);
+    save(id, { ...theirs, ...mine, players: { ...entry(theirs.players), ...mine.players } });
   }
-  for (const id of war) warSave(id, data.wars[id]);
+  for (const id of war) warSave(id, { ...entry(data.wars[id]), ...warSaved(id) });
   return { enc: enc.length, war: war.length };
 }
 

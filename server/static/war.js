@@ -4,7 +4,7 @@
 import { request } from "./api.js";
 import { html, patch, $, setOptions } from "./dom.js";
 import { t } from "./i18n.js";
-import { save as saveEncounter, known, warSaved, warSave } from "./store.js";
+import { save as saveEncounter, known, warSaved, keepWarGm } from "./store.js";
 import { Live } from "./live.js";
 
 const RULESET = "ranks-d100";
@@ -367,14 +367,22 @@ export async function warPage(id) {
   war.token = hash.get("token") || mem.gm || null;
   let rulesets;
   try {
-    [war.view, rulesets] = await Promise.all([warApi.get(id, war.token), request("GET", "/api/rulesets")]);
+    try {
+      [war.view, rulesets] = await Promise.all([warApi.get(id, war.token), request("GET", "/api/rulesets")]);
+    } catch (err) {
+      // A link whose token this War refuses: this browser's own GM token still opens it.
+      if (err.status !== 401 || !mem.gm || war.token === mem.gm) throw err;
+      war.token = mem.gm;
+      [war.view, rulesets] = await Promise.all([warApi.get(id, war.token), request("GET", "/api/rulesets")]);
+    }
   } catch (err) {
     $("#main").innerHTML = String(html`<p class="error card">${t("war_not_found")} (${err.message})</p>`);
     return;
   }
   // Only the GM's token sees the sheets: a token that shows none is not the War's GM's.
   if (war.token && war.view.characters.some((c) => !("sheet" in c))) war.token = null;
-  if (war.token) warSave(id, { gm: war.token, name: war.view.name, created: mem.created || Date.now() });
+  // A link never replaces the GM token this browser keeps without asking.
+  if (war.token) keepWarGm(id, war.token, { name: war.view.name });
   war.presets = (rulesets.find((r) => r.id === RULESET) || {}).presets || {};
   setBadge();
   mount();
