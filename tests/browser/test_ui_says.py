@@ -1,0 +1,74 @@
+"""The UI does what it says (issue 21 findings 4, 5, 8, 10), in headless Chromium: every
+control it enables is one the server accepts, and does what its label says.
+
+Each test makes its own encounter over HTTP (tests/browser/helpers.py) and opens its own
+pages; the GM enters the dice in the console's dice box so that every roll is known.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.browser.helpers import Browser, Encounter, expect
+
+if TYPE_CHECKING:
+    from tests.browser.conftest import UiServer
+
+pytestmark = pytest.mark.browser
+
+
+def connected(page: Any) -> Any:
+    expect(page.locator("#conn")).to_have_attribute("data-state", "connected")
+    return page
+
+
+def checks(enc: Encounter) -> list[dict[str, Any]]:
+    """Every roll's check, in order."""
+    return [
+        e["data"]["check"]
+        for e in enc.events()
+        if e["type"] == "die_rolled" and e["data"].get("check")
+    ]
+
+
+def with_dice(page: Any, faces: str) -> None:
+    page.fill("#dice-input", faces)
+
+
+def test_RK_6_RK_8_a_half_rank_activated_from_the_action_row_sets_the_rolls_threshold(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    enc = Encounter.create(ui_server.base, "ranks-d100", "Half-ranks")
+    lancer = enc.add("Lancer", "servants", "Lancer")  # STR B+
+    mage = enc.add("Mage", "masters", "J1", sheet={"END": "C-"})
+    enc.start(dice=[99, 1])
+    gm = connected(browser.open(enc.gm_link, "gm", remember=enc.remembered()))
+    row = gm.locator(f"#gm-actions li[data-action=attack_physical][data-cid={lancer}]")
+    # The rank select offers the letter the roll uses, not a "B+" it would not.
+    expect(row.locator("[data-field=rank] option")).to_have_text(["E", "D", "C", "B"])
+    box = row.locator("input[data-switch=activate][data-stat=STR]")
+    expect(row.locator("label.half-rank")).to_contain_text("60 → 70")
+    box.check()
+    with_dice(gm, "65")  # a miss at B (60), a hit at B+ activated (70)
+    row.locator("button[data-act=attack_physical]").click()
+    pending = gm.locator(f"#gm-pending .react[data-cid={mage}]")
+    expect(pending).to_be_visible()
+    attack = checks(enc)[-1]
+    assert (attack["threshold"], attack["outcome"]) == (70, "success")
+    # The defence: the Mage's END C- is always on (40) unless deactivated (50), RK-7.
+    defend = pending.locator("[data-reaction=defend_end]")
+    expect(defend.locator("label.half-rank")).to_contain_text("40 → 50")
+    defend.locator("input[data-switch=deactivate][data-stat=END]").check()
+    with_dice(gm, "45")
+    defend.locator("button[data-react=defend_end]").click()
+    expect(gm.locator("#gm-pending .react")).to_have_count(0)
+    defence = checks(enc)[-1]
+    assert (defence["stat"], defence["threshold"], defence["outcome"]) == ("END", 50, "success")
+    # RK-8: the Lancer's next attack phase shows the RP's switch as spent, and no box.
+    enc.command({"type": "end_turn", "actor": lancer})
+    enc.command({"type": "end_turn", "actor": mage})
+    row = gm.locator(f"#gm-actions li[data-action=attack_physical][data-cid={lancer}]")
+    expect(row.locator("[data-half-rank=used]")).to_contain_text("already switched")
+    expect(row.locator("input[data-switch]")).to_have_count(0)
