@@ -48,12 +48,24 @@ export function hiddenChosen() {
 
 // --- each combatant's card (on the board, GM only) -------------------------------------
 
+// The resource each card's quick buttons change, by name (never by position): the GM's
+// pick survives every re-render and any order the resources come in; "hp" by default.
+const quickPick = new Map();
+
+function quickResource(c) {
+  const res = Object.keys(c.resources);
+  const wanted = quickPick.get(c.id);
+  if (wanted && res.includes(wanted)) return wanted;
+  return res.includes("hp") ? "hp" : res[0];
+}
+
 export function cardTools(app, b, c) {
   const off = b.encounter.closed || app.viewAt !== null;
   const dis = off ? html`disabled aria-disabled="true"` : "";
   const res = Object.keys(c.resources);
+  const chosen = quickResource(c);
   const pick = res.length > 1
-    ? html`<select data-quick-res aria-label="${t("resource")} ${c.name}" ${dis}>${res.map((r) => html`<option value="${r}">${r}</option>`)}</select>`
+    ? html`<select data-quick-res aria-label="${t("resource")} ${c.name}" ${dis}>${res.map((r) => html`<option value="${r}" ${r === chosen ? "selected" : ""}>${r}</option>`)}</select>`
     : html`<span class="muted small">${res[0] || ""}</span>`;
   const quick = res.length ? html`<div class="quick">${pick}
       ${[-5, -1, 1, 5].map((d) => html`<button type="button" class="ghost q" data-quick="${d}" ${dis}
@@ -69,6 +81,11 @@ export function cardTools(app, b, c) {
 }
 
 function bindCards(app) {
+  $("#sides").addEventListener("change", (e) => {
+    const sel = e.target.closest("select[data-quick-res]");
+    const box = sel && sel.closest("[data-tools]");
+    if (box) quickPick.set(box.dataset.tools, sel.value);
+  });
   $("#sides").addEventListener("click", async (e) => {
     const btn = e.target.closest("button");
     const box = btn && btn.closest("[data-tools]");
@@ -78,9 +95,8 @@ function bindCards(app) {
     clearMessages();
     let body = null;
     if (btn.dataset.quick) {
-      const sel = $("[data-quick-res]", box);
       const c = app.board.combatants.find((x) => x.id === cid);
-      const resource = sel ? sel.value : Object.keys(c.resources)[0];
+      const resource = quickResource(c);
       let delta = Number(btn.dataset.quick);
       if (btn.dataset.quick === "custom") {
         const raw = $("[data-custom]", box).value.trim();

@@ -72,3 +72,42 @@ def test_RK_6_RK_8_a_half_rank_activated_from_the_action_row_sets_the_rolls_thre
     row = gm.locator(f"#gm-actions li[data-action=attack_physical][data-cid={lancer}]")
     expect(row.locator("[data-half-rank=used]")).to_contain_text("already switched")
     expect(row.locator("input[data-switch]")).to_have_count(0)
+
+
+def resources_shown(page: Any, cid: str) -> list[str]:
+    rows = page.locator(f"#sides li.fighter[data-cid={cid}] .res")
+    return [str(k) for k in rows.evaluate_all("(els) => els.map((e) => e.dataset.res)")]
+
+
+def test_after_a_live_patch_minus_five_on_a_card_changes_hp_and_the_rows_keep_their_order(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    enc = Encounter.create(ui_server.base, "ranks-d100", "Quick buttons")
+    mage = enc.add("Mage", "masters", "J1")
+    enc.add("Rival", "rivals", "J2")
+    gm = connected(browser.open(enc.gm_link, "gm", remember=enc.remembered()))
+    card = gm.locator(f"#sides li.fighter[data-cid={mage}]")
+    order = list(enc.board(enc.gm_token)["combatants"][0]["resources"])
+    assert order[0] == "hp" and len(order) > 2
+    expect(card.locator("[data-res=hp] .res-val")).to_have_text("70/70")
+    # A change from elsewhere reaches this page as a patch replacing hp.
+    enc.command({"type": "adjust", "combatant": mage, "resource": "hp", "delta": -1,
+                 "reason": "elsewhere"})  # fmt: skip
+    expect(card.locator("[data-res=hp] .res-val")).to_have_text("69/70")
+    assert resources_shown(gm, mage) == order
+    expect(card.locator("select[data-quick-res]")).to_have_value("hp")
+    card.locator("button[data-quick='-5']").click()
+    expect(card.locator("[data-res=hp] .res-val")).to_have_text("64/70")
+    mine = enc.board(enc.gm_token)["combatants"][0]
+    after = mine["resources"]
+    assert after["hp"] == 64 and after["luck"] == mine["maxima"]["luck"]
+    # The GM's pick is kept by name across the next live patch too.
+    card.locator("select[data-quick-res]").select_option("mana")
+    enc.command({"type": "adjust", "combatant": mage, "resource": "hp", "delta": -1,
+                 "reason": "elsewhere"})  # fmt: skip
+    expect(card.locator("[data-res=hp] .res-val")).to_have_text("63/70")
+    expect(card.locator("select[data-quick-res]")).to_have_value("mana")
+    mana = after["mana"]
+    card.locator("button[data-quick='-1']").click()
+    expect(card.locator("[data-res=mana] .res-val")).to_contain_text(str(mana - 1))
+    assert enc.board(enc.gm_token)["combatants"][0]["resources"]["hp"] == 63
