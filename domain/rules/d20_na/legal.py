@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from domain import conditions
 from domain.errors import Refused
 from domain.rules.common.base import percent_under
 from domain.rules.d20_na import combat, tables, turns
-from domain.state import Game
+from domain.state import Combatant, Game
 from domain.terms import Cost, LegalAction
 
 HALF_ACTIONS = ("draw", "disengage", "move", "pick_up", "reload")
@@ -71,6 +72,11 @@ def _d20(threshold: int, s: Mapping[str, Any], tries: int = 1) -> int:
     return percent_under(threshold - (s["test.success_cmp"] == "lt"), 20, tries=tries)
 
 
+def _conditions(me: Combatant) -> int:
+    """What the bearer's conditions add to each of its tests (NA-AMB-22, combat.test_roll)."""
+    return sum(m.delta for m in conditions.modifiers(me, "NA-AMB-22"))
+
+
 def attack_odds(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> dict[str, Any]:
     """NA-11 (NA-29 shooting on TIR), NA-8 charge +2, NA-AMB-10 unaimed malus: the odds of
     the attack roll with no aim and at no distance (the UI's defaults)."""
@@ -83,6 +89,7 @@ def attack_odds(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> di
     skill = "precise_shot" if mode in combat.RANGED else "precise_strike"
     if not me.sheet["skills"][skill]:
         threshold -= int(s["location.unaimed_malus"])
+    threshold += _conditions(me)
     return {"chance": _d20(threshold, s), "stat": stat, "threshold": threshold, "die": "d20"}
 
 
@@ -106,6 +113,7 @@ def defense_odds(game: Game, actor: str, kind: str, ranged: bool,
             threshold //= 2
         if sheet["shield"] is not None:
             tries += int(s["shield.parry_reroll"])
+    threshold += _conditions(game.combatants[actor])
     return {"chance": _d20(threshold, s, tries), "stat": stat, "threshold": threshold,
             "die": "d20"}  # fmt: skip
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from domain import conditions
 from domain.errors import Refused
 from domain.rules.common.base import percent_under
 from domain.rules.ranks import skills
@@ -36,6 +37,7 @@ def odds(me: Combatant, stat: str, cfg: Mapping[str, Any],
     if rank.half < 0 and not switched:
         final -= 10
     final += int(me.status.get("luck") or 0) + int(me.status.get("crit_now", 0))
+    final += sum(m.delta for m in conditions.modifiers(me, "RK-5"))
     reads = []
     if stat in cfg["health_malus.stats"]:
         final += health_malus(me.resources["hp"])

@@ -96,6 +96,7 @@ def test_of(
     situational = options.get("situational")
     if isinstance(situational, int) and situational:
         test.add("situational (GM)", situational, "TC-15")
+    test.conditions(me)
     at_bearer = options.get("at", "bearer") == "bearer"
     # TC-24, TC-AMB-11: a prone bearer loses the shield's dodge
     if foe is not None and at_bearer and shield_ok(foe) and not foe.status.get("prone"):
