@@ -98,10 +98,18 @@ function actionRow(app, b, cid, entry, pick = "act") {
     </li>`;
 }
 
+/** The answer the table waits for before the actor may go on (or end the turn), if any. */
+function awaited(b, cid) {
+  return b.pending.find((p) => p.target !== cid) || null;
+}
+
 function actionsHtml(app, b, cid) {
   const entries = (b.legal[cid] || []).filter((e) => e.action in app.rules.actions && !e.reaction);
+  const wait = awaited(b, cid);
+  const why = wait ? t("wait_answer", { name: wait.target_name || nameOf(b, wait.target) }) : "";
   const end = b.started && b.actor === cid && !b.encounter.closed
-    ? html`<li class="action"><button type="button" data-end="${cid}">${t("end_turn")}</button></li>` : "";
+    ? html`<li class="action"><button type="button" data-end="${cid}" ${wait ? html`disabled aria-disabled="true"` : ""}
+        title="${why}">${t("end_turn")}</button>${why ? html`<span class="reason">${why}</span>` : ""}</li>` : "";
   if (app.rules.turn === "two_declared") return declareHtml(app, b, cid, entries, end);
   return html`<ul class="actions">${entries.map((e) => actionRow(app, b, cid, e))}${end}</ul>`;
 }
@@ -371,12 +379,19 @@ export function renderPlayer(app, b) {
     if (!c) return "";
     const pending = b.pending.filter((p) => p.target === cid);
     const turn = b.started && b.actor === cid && !b.encounter.closed;
+    // The actor's attack waits on someone else's defence: not a turn to play yet.
+    const wait = turn && !pending.length ? awaited(b, cid) : null;
     let body;
     if (pending.length) body = pending.map((p) => reactionsHtml(app, b, p, false));
-    else if (turn) body = actionsHtml(app, b, cid);
+    else if (wait) {
+      const name = wait.target_name || nameOf(b, wait.target);
+      body = html`<p class="muted" data-waiting="${wait.target}">${t("wait_answer", { name })}</p>
+        <ul class="actions"><li class="action"><button type="button" data-end="${cid}" disabled aria-disabled="true">${t("end_turn")}</button></li></ul>`;
+    } else if (turn) body = actionsHtml(app, b, cid);
     else body = html`<p class="muted">${t("wait", { name: c.name })}</p>`;
-    const head = pending.length ? t("defend", { name: c.name }) : turn ? t("your_turn", { name: c.name }) : c.name;
-    return html`<div class="mine ${turn || pending.length ? "hot" : ""}" data-cid="${cid}"><h3>${head}</h3>${body}</div>`;
+    const head = pending.length ? t("defend", { name: c.name })
+      : wait ? t("turn_waiting", { name: c.name }) : turn ? t("your_turn", { name: c.name }) : c.name;
+    return html`<div class="mine ${(turn && !wait) || pending.length ? "hot" : ""}" data-cid="${cid}"><h3>${head}</h3>${body}</div>`;
   }));
   // Entropy counts only before the first roll (CONTRACT section 6).
   const entropy = $("#entropy-form");

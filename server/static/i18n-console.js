@@ -20,6 +20,7 @@ export const CONSOLE_STRINGS = {
     half_activate: "Activate {stat} {rank} (threshold {to}; once per RP)",
     half_deactivate: "Deactivate the − of {stat} {rank} (threshold {to}; once per RP)",
     half_used: "{stat} {rank}: half-rank already switched this RP", half_on: "{stat} {rank}: half-rank on for this RP",
+    wait_answer: "Waiting for {name}'s defence", turn_waiting: "{name}: waiting for the defence",
   },
   fr: {
     conditions: "États", condition: "État", cond_apply: "Appliquer l’état",
@@ -40,5 +41,6 @@ export const CONSOLE_STRINGS = {
     half_activate: "Activer {stat} {rank} (seuil {to} ; une fois par RP)",
     half_deactivate: "Désactiver le − de {stat} {rank} (seuil {to} ; une fois par RP)",
     half_used: "{stat} {rank} : demi-rang déjà utilisé ce RP", half_on: "{stat} {rank} : demi-rang actif pour ce RP",
+    wait_answer: "En attente de la défense de {name}", turn_waiting: "{name} : en attente de la défense",
   },
 };

@@ -7,6 +7,7 @@ pages; the GM enters the dice in the console's dice box so that every roll is kn
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -111,3 +112,27 @@ def test_after_a_live_patch_minus_five_on_a_card_changes_hp_and_the_rows_keep_th
     card.locator("button[data-quick='-1']").click()
     expect(card.locator("[data-res=mana] .res-val")).to_contain_text(str(mana - 1))
     assert enc.board(enc.gm_token)["combatants"][0]["resources"]["hp"] == 63
+
+
+def test_d20_na_a_players_attack_waiting_on_the_gms_defence_is_not_their_turn_to_play(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    enc = Encounter.create(ui_server.base, "d20-na", "Waiting")
+    hero = enc.add("Hero", "heroes", "milicien", controller="alice")
+    brute = enc.add("Brute", "monsters", "fangeux")
+    enc.start()
+    actor = enc.board(enc.gm_token)["actor"]
+    me, foe = (hero, brute) if actor == hero else (brute, hero)
+    enc.command({"type": "act", "actor": me, "action": "attack", "target": foe, "dice": [1]})
+    assert enc.board(enc.gm_token)["pending"], "the hit waits on the GM's answer"
+    page = connected(browser.open(enc.player_link(me), "player"))
+    mine = page.locator(f"#mine .mine[data-cid={me}]")
+    expect(mine.locator("[data-waiting]")).to_be_visible()
+    expect(mine.locator("h3")).not_to_have_text(re.compile("turn", re.I))
+    expect(mine).not_to_contain_text("left)")
+    expect(mine.locator("button[data-act]")).to_have_count(0)
+    expect(mine.locator(f"button[data-end={me}]")).to_be_disabled()
+    # The GM console: End turn is off too while the defence waits.
+    gm = connected(browser.open(enc.gm_link, "gm", remember=enc.remembered()))
+    expect(gm.locator(f"#gm-actions button[data-end={me}]")).to_be_disabled()
+    expect(gm.locator("#gm-actions")).not_to_contain_text("-2 left")

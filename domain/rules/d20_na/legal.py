@@ -64,7 +64,9 @@ def _cost(game: Game, actor: str, amount: int) -> list[Cost]:
     """NA-2, NA-6, NA-7: `amount` half-actions out of the round's budget (nothing: free)."""
     if not amount:
         return []
-    return [Cost(amount=amount, unit=UNIT, left=turns.budget(game, actor) - amount)]
+    left = turns.budget(game, actor) - amount
+    # What the budget would keep; none when it cannot pay (the entry says why it is off).
+    return [Cost(amount=amount, unit=UNIT, left=left if left >= 0 else None)]
 
 
 def _d20(threshold: int, s: Mapping[str, Any], tries: int = 1) -> int:
