@@ -4,7 +4,7 @@
 // here" from the history view, and focus and messages that behave after each action.
 import { api } from "./api.js";
 import { html, patch, $, $$, setOptions } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, localized } from "./i18n.js";
 
 const COMMON_CONDITIONS = ["prone", "stunned", "grappled", "blinded", "frightened", "bleeding"];
 
@@ -150,8 +150,12 @@ function bindConditions(app) {
 // --- initiative by hand, the decided fight ---------------------------------------------
 
 function renderOrder(app, b) {
-  const off = b.encounter.closed || !b.order.length;
-  patch($("#gm-order"), b.order.length ? html`<h3>${t("order_hand")}</h3>
+  // The server says whether a hand-set order is accepted now (TC-4: not mid-fight in d100-tcs).
+  const reorder = b.reorder || { enabled: !b.encounter.closed };
+  const off = b.encounter.closed || !b.order.length || !reorder.enabled;
+  const why = !b.encounter.closed && reorder.reason
+    ? html`<p class="reason small" data-reorder-off>${localized(reorder, "reason")}${reorder.rule ? html` <code class="rule">${reorder.rule}</code>` : ""}</p>` : "";
+  patch($("#gm-order"), b.order.length ? html`<h3>${t("order_hand")}</h3>${why}
     <ol class="order-hand">${b.order.map((o, i) => html`<li data-oid="${o.id}"><span>${o.name}</span>
       <button type="button" class="ghost" data-move="-1" data-oid="${o.id}" ${off || i === 0 ? "disabled" : ""}
         aria-label="${t("move_up", { name: o.name })}">↑</button>

@@ -136,3 +136,30 @@ def test_d20_na_a_players_attack_waiting_on_the_gms_defence_is_not_their_turn_to
     gm = connected(browser.open(enc.gm_link, "gm", remember=enc.remembered()))
     expect(gm.locator(f"#gm-actions button[data-end={me}]")).to_be_disabled()
     expect(gm.locator("#gm-actions")).not_to_contain_text("-2 left")
+
+
+def test_TC_18_TC_4_the_console_sets_a_shots_distance_and_offers_no_reorder_mid_fight(
+    browser: Browser, ui_server: UiServer
+) -> None:
+    enc = Encounter.create(ui_server.base, "d100-tcs", "Long shot")
+    archer = enc.add("Archer", "a", "archer")  # PERC 60, bow with a 30 m base range
+    enc.add("Duelist", "b", "duelist")
+    enc.start(dice=[5, 50])  # ascending: the Archer first
+    gm = connected(browser.open(enc.gm_link, "gm", remember=enc.remembered()))
+    row = gm.locator(f"#gm-actions li[data-action=attack][data-cid={archer}]")
+    # TC-7: a declared turn; the first step's row carries the distance field.
+    row.locator("input[data-choice=distance]").fill("40")
+    row.locator("button[data-first=attack]").click()
+    gm.locator("#gm-actions button[data-second='']").click()
+    with_dice(gm, "45")  # under 60, over 30: a miss only at long range
+    gm.locator(f"#gm-actions button[data-declare={archer}]").click()
+    expect(gm.locator("#gm-actions [data-step=first]")).to_have_count(0)
+    shot = checks(enc)[-1]
+    assert (shot["threshold"], shot["outcome"]) == (30, "failure")
+    assert shot["modifiers"][-1]["rule"] == "TC-18"
+    # TC-4: initiative is rolled again every round, so no arrow is enabled mid-fight.
+    arrows = gm.locator("#gm-order button[data-move]")
+    expect(arrows.first).to_be_visible()
+    for i in range(arrows.count()):
+        expect(arrows.nth(i)).to_be_disabled()
+    expect(gm.locator("#gm-order [data-reorder-off]")).to_contain_text("TC-4")
