@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain import commands as cmd
-from tests.unit.test_ranks_support import Table, duel, legal_of, master, only_check
+from tests.unit.test_ranks_support import Table, duel, legal_of, master, only_check, servant
 
 
 def entry(t: Table, cid: str, action: str) -> dict[str, Any]:
@@ -115,3 +115,27 @@ def test_RK_6_a_stat_without_half_ranks_offers_no_switch() -> None:
     t, a, _ = duel(master(), master())
     attack = entry(t, a, "attack_physical")
     assert "half_rank" not in attack and not attack.get("choices")
+
+
+def test_RK_6_a_counter_offers_its_stats_switch_and_the_counter_roll_uses_it() -> None:
+    t, _, b = attacked(master(STR="B+"))  # A's physical attack at rank C
+    counter = entry(t, b, "counter")
+    choices = counter["choices"]
+    assert choices["action"] == ["attack_physical"] and choices["activate"] == [["STR"]]
+    assert choices["rank"] == ["C", "B"]  # letters: no "B+" the roll would not use
+    options = {"action": "attack_physical", "rank": "B", "activate": ["STR"]}
+    check = only_check(t.react(b, "counter", 70, **options))
+    assert (check.stat, check.threshold, check.outcome) == ("STR", 70, "success")
+
+
+def test_RK_39_an_interception_offers_the_servants_endurance_switch() -> None:
+    t = Table()
+    m = t.add("M", "a", master())
+    t.add("S", "a", servant(END="C+", master="M"))
+    foe = t.add("F", "b", master())
+    t.do(cmd.StartCombat(), 1, 2, 99)  # F first
+    t.act(foe, "attack_physical", 10, target=m)
+    intercept = entry(t, m, "intercept")
+    assert intercept["half_rank"]["stat"] == "END" and intercept["choices"]["activate"] == [["END"]]
+    check = only_check(t.react(m, "intercept", 60, activate=["END"]))
+    assert (check.stat, check.threshold) == ("END", 60)
