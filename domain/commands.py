@@ -140,7 +140,8 @@ class ApplyCondition(Command, tag="apply_condition", frozen=True, kw_only=True):
     """Put a condition on a combatant (GM). With `rounds: N` it expires at the Nth edge
     (`until`: the start or the end) of the bearer's own turns after it was applied; with
     no `rounds` it lasts until removed. `modifier` is added to the bearer's roll-under
-    checks in the systems that read it (plain-d100 PD-7, d20-na NA-AMB-22)."""
+    checks in every rule system (plain-d100 PD-7, d20-na NA-AMB-22, ranks-d100 RK-5,
+    d100-tcs TC-15)."""
 
     combatant: Id
     name: ConditionName

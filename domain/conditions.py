@@ -1,8 +1,10 @@
 """Conditions as a rule system reads them: a GM-declared `modifier` on a condition is a
 term of its bearer's roll-under checks, with the condition as its source.
 
-Which systems read it, and under which rule: plain-d100 (PD-7) and d20-na (NA-AMB-22:
-the effects of touch, immobilize and trip are the GM's to define).
+Every rule system reads it, each under its own rule: plain-d100 (PD-7), d20-na
+(NA-AMB-22: the effects of touch, immobilize and trip are the GM's to define), ranks-d100
+(RK-5: a term added like the others, in every check) and d100-tcs (TC-15: the open list of
+situational bonuses and maluses, in every test the bearer rolls).
 """
 
 from __future__ import annotations

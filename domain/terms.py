@@ -140,6 +140,26 @@ class Cost(msgspec.Struct, frozen=True, kw_only=True):
     left: int | None = None
 
 
+class HalfRank(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A half-rank switch a roll may use (ranks-d100 RK-6..RK-8), and its once-per-RP state.
+
+    `option` is the act/react option that switches it (`activate` a positive half-rank,
+    `deactivate` the negative one), sent as `{option: [stat]}`; `state` is `ready` (the
+    switch is free this RP: `delta` is what it adds to the shown threshold), `used` (spent
+    this RP: the roll is at the plain rank) or `on` (switched for the rest of the RP and
+    already counted in the odds). `only_at` is the rank letter an attack must be made at
+    for the switch to apply (RK-AMB-5's `action_rank`), None when any rank rolls the stat.
+    """
+
+    stat: str
+    rank: str
+    option: str
+    state: str
+    delta: int = 0
+    rule: str = "RK-8"
+    only_at: str | None = None
+
+
 class LegalAction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One action (or, with `reaction`, one answer to a pending attack) an actor may take
     now, or why not: what the board's `legal` lists and the UI turns into buttons.
@@ -150,6 +170,7 @@ class LegalAction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     default options. None when nothing is rolled, or it depends on what is not known yet.
     `reads` names the resources the odds are computed from (ranks-d100's health malus
     reads `hp`): a view that hides one of them hides the odds too (projections/board.py).
+    `half_rank` is the half-rank switch the roll may use (ranks-d100), with its state.
     """
 
     action: str
@@ -166,6 +187,7 @@ class LegalAction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     threshold: int | None = None
     die: str | None = None
     reads: list[str] = []
+    half_rank: HalfRank | None = None
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,11 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
+from domain.context import Ctx
+from domain.dice import FixedRoller
+from domain.errors import Refused
 from domain.rules import REGISTRY
-from domain.state import Combatant, EncounterState, Game
+from domain.state import GM, Combatant, EncounterState, Game
 from projections.log import LogLine, pending_text
 from projections.log.core import Words
 from projections.reasons_fr import reason_fr
@@ -65,6 +68,7 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
             for cid in game.order
             if cid in game.combatants
         ],
+        "reorder": _reorder(state),
         "sides": _sides(game),
         "combatants": [_combatant(c, gm, state) for c in _by_side(game)],
         "pending": _pending(state, veiled),
@@ -285,6 +289,21 @@ def _pending(state: EncounterState, veiled: set[str]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _reorder(state: EncounterState) -> dict[str, Any]:
+    """Whether the GM may set the initiative order by hand now, as `set_initiative` would
+    answer (the rule system's own check: d100-tcs rolls it again every round, TC-4), so
+    the console's arrows offer only what the server accepts."""
+    rules = REGISTRY.get(state.ledger.ruleset)
+    if rules is None or not state.game.order or state.ledger.closed:
+        return {"enabled": False}
+    try:  # reads only: no clone, no dice, nothing emitted
+        rules.check_reorder(Ctx(state, FixedRoller([]), GM, rules, clone=False))
+    except Refused as why:
+        reason = {"reason": why.message, "reason_fr": reason_fr(why.message, why.rule)}
+        return {"enabled": False, **reason, "rule": why.rule}
+    return {"enabled": True}
 
 
 def _legal(state: EncounterState, gm: bool) -> dict[str, list[dict[str, Any]]]:

@@ -91,7 +91,7 @@ class Tcs(Narrator):
         d = payloads.decode(e.detail)
         a = w.name(e.actor)
         rule = d.rule or None
-        if e.action in ("attack", "opportunity_attack"):
+        if e.action in ("attack", "opportunity_attack") and e.outcome not in ("void", "cancelled"):
             return _attack(e, d, a, w)
         if e.action == "cast" and e.outcome in ("preparing", "void", "cancelled"):
             if e.outcome == "preparing":
@@ -224,7 +224,13 @@ def _attack(e: ev.ActionResolved, d: payloads.Deed, a: str, w: Words) -> Said:
     if d.fumble == "table":
         en += f". Critical table {d.crit_table}: {d.effect}"
         fr += f". Table des critiques {d.crit_table} : {d.effect}"
-    elif d.fumble == "self":
+    elif d.fumble == "self" and d.self_blow is not None:
+        # The hit on the actor told whole, through its protections, with its cause.
+        h_en, h_fr = _hit(d.self_blow, e.actor, w)
+        en += f". The blow turns on {a}: {h_en}"
+        fr += f". Le coup se retourne contre {a} : {h_fr}"
+        reports |= _told(e.actor, w)
+    elif d.fumble == "self":  # an event written before the blow's facts were kept
         en += f". The blow turns on {a}: {d.self_hp_loss} damage"
         fr += f". Le coup se retourne contre {a} : {d.self_hp_loss} dégâts"
         reports |= _told(e.actor, w, protections=False)
@@ -232,7 +238,13 @@ def _attack(e: ev.ActionResolved, d: payloads.Deed, a: str, w: Words) -> Said:
         if me is not None and not w.secret(e.actor, "hp"):
             en += f", {w.res('hp')} {me.resources.get('hp')}"
             fr += f", {w.res('hp', True)} {me.resources.get('hp')}"
-    if d.friendly_fire:
+    if d.friendly_fire and d.ally_blow is not None:
+        ally = w.name(d.friendly_fire)
+        h_en, h_fr = _hit(d.ally_blow, d.friendly_fire, w)
+        en += f". Friendly fire: {ally} is hit, {h_en}"
+        fr += f". Tir ami : {ally} est touché, {h_fr}"
+        reports |= _told(d.friendly_fire, w)
+    elif d.friendly_fire:
         ally = w.name(d.friendly_fire)
         en += f". Friendly fire: {ally} is hit, {d.ally_hp_loss} damage"
         fr += f". Tir ami : {ally} est touché, {d.ally_hp_loss} dégâts"
@@ -249,7 +261,7 @@ def _told(cid: str, w: Words, protections: bool = True) -> set[tuple[str, str]]:
     return {(cid, r) for r in said if not w.secret(cid, r)}
 
 
-def _hit(d: payloads.Deed, target: str, w: Words) -> tuple[str, str]:
+def _hit(d: payloads.Deed | payloads.Blow, target: str, w: Words) -> tuple[str, str]:
     """ "8 damage, 3 stopped by the armor's PP, which degrades (level 1, PR 12): HP 20 -> 15"."""
     c = w.state.game.combatants.get(target)
     # A GM-only protection's numbers stay off the public line (its own line is the GM's).
@@ -280,9 +292,11 @@ def _hit(d: payloads.Deed, target: str, w: Words) -> tuple[str, str]:
         en += f" (armor PR {res['armor_pr']})"
         fr += f" (PR de l'armure {res['armor_pr']})"
     hp_en, hp_fr = w.hp_change(target, d.hp_before, d.hp)
-    if hp_en and d.hp_loss != d.damage:  # the protections took some: say what got through
-        en += f": {d.hp_loss} HP lost" + hp_en
-        fr += f" : {d.hp_loss} PV perdus" + hp_fr
+    # What the HP lost, as the before and after say it (the pool stops at 0, TC-28 at 1).
+    lost = d.hp_before - d.hp if d.hp_before is not None and d.hp is not None else d.hp_loss
+    if hp_en and lost != d.damage:  # the protections (or the pool's floor) took some
+        en += f": {lost} HP lost" + hp_en
+        fr += f" : {lost} PV perdus" + hp_fr
     elif hp_en:
         en, fr = en + hp_en, fr + hp_fr
     if d.last_stand == "stood":

@@ -13,14 +13,40 @@ const nameOf = (b, id) => (b.combatants.find((c) => c.id === id) || {}).name || 
 
 // --- shared: actions and reactions --------------------------------------------------
 
+// A half-rank switch (ranks-d100 RK-6..RK-8), as `legal` declares it: a box to tick while
+// the RP's use is free, else what became of it. The box sends `options[option] = [stat]`.
+const SWITCHES = ["activate", "deactivate"];
+
+function switchField(entry) {
+  const h = entry.half_rank;
+  if (!h) return "";
+  if (h.state !== "ready" || !(entry.choices || {})[h.option]) {
+    return html`<span class="half-rank muted small" data-half-rank="${h.state}">${t(`half_${h.state}`, { stat: h.stat, rank: h.rank })}</span>`;
+  }
+  const known = entry.threshold !== undefined && entry.threshold !== null;
+  const text = t(`half_${h.option}`, { stat: h.stat, rank: h.rank,
+    to: known ? `${entry.threshold} → ${entry.threshold + h.delta}` : `+${h.delta}` });
+  return html`<label class="mini half-rank" data-half-rank="ready"><input type="checkbox" data-switch="${h.option}"
+    data-stat="${h.stat}" ${h.only_at ? html`data-only-at="${h.only_at}"` : ""}> ${text}</label>`;
+}
+
+/** A switch that applies at one rank letter only (RK-AMB-5 action ranks) follows the rank select. */
+function syncSwitch(row) {
+  const box = $("[data-switch][data-only-at]", row);
+  const rank = $("[data-field=rank]", row);
+  if (!box || !rank) return;
+  box.disabled = rank.value !== box.dataset.onlyAt;
+  if (box.disabled) box.checked = false;
+}
+
 function choiceFields(entry) {
   const ch = entry.choices;
-  if (!ch) return "";
+  if (!ch) return switchField(entry);
   if (Array.isArray(ch)) {
     if (!ch.length) return "";
     return html`<label class="mini">${t("name")} <select data-choice="name">${ch.map((n) => html`<option>${n}</option>`)}</select></label>`;
   }
-  return Object.entries(ch).map(([k, vals]) => {
+  return [...Object.entries(ch).filter(([k]) => !SWITCHES.includes(k)).map(([k, vals]) => {
     if (Array.isArray(vals)) {
       if (!vals.length) return "";
       const blank = k === "aim" ? html`<option value="">–</option>` : "";
@@ -28,7 +54,7 @@ function choiceFields(entry) {
       return html`<label class="mini">${k} <select data-choice="${k}" data-json>${blank}${vals.map((n) => html`<option value="${JSON.stringify(n)}">${n}</option>`)}</select></label>`;
     }
     return html`<label class="mini">${k} (${vals}) <input type="number" min="0" data-choice="${k}" data-number></label>`;
-  });
+  }), switchField(entry)];
 }
 
 // What an action or reaction costs, in its system's own currency, and the odds of its
@@ -72,10 +98,18 @@ function actionRow(app, b, cid, entry, pick = "act") {
     </li>`;
 }
 
+/** The answer the table waits for before the actor may go on (or end the turn), if any. */
+function awaited(b, cid) {
+  return b.pending.find((p) => p.target !== cid) || null;
+}
+
 function actionsHtml(app, b, cid) {
   const entries = (b.legal[cid] || []).filter((e) => e.action in app.rules.actions && !e.reaction);
+  const wait = awaited(b, cid);
+  const why = wait ? t("wait_answer", { name: wait.target_name || nameOf(b, wait.target) }) : "";
   const end = b.started && b.actor === cid && !b.encounter.closed
-    ? html`<li class="action"><button type="button" data-end="${cid}">${t("end_turn")}</button></li>` : "";
+    ? html`<li class="action"><button type="button" data-end="${cid}" ${wait ? html`disabled aria-disabled="true"` : ""}
+        title="${why}">${t("end_turn")}</button>${why ? html`<span class="reason">${why}</span>` : ""}</li>` : "";
   if (app.rules.turn === "two_declared") return declareHtml(app, b, cid, entries, end);
   return html`<ul class="actions">${entries.map((e) => actionRow(app, b, cid, e))}${end}</ul>`;
 }
@@ -223,12 +257,15 @@ function reactionsHtml(app, b, p, asGm) {
       ${asGm ? html`<p class="muted small">${t("answer_for", { name: p.target_name })}</p>` : ""}
       <div class="buttons">${buttons}</div>
       <details class="opts"><summary>${t("options_json")}</summary>
-        <input type="text" data-options placeholder='{"reduce": "END"}' aria-label="${t("options_json")}"></details>
+        <input type="text" data-options placeholder="{}" aria-label="${t("options_json")}"></details>
     </div>`;
 }
 
 function readOptions(scope) {
   const out = {};
+  for (const el of $$("[data-switch]", scope)) {
+    if (el.checked && !el.disabled) out[el.dataset.switch] = [el.dataset.stat];
+  }
   for (const el of $$("[data-choice]", scope)) {
     if (el.value === "") continue;
     if (el.dataset.json !== undefined) out[el.dataset.choice] = JSON.parse(el.value);
@@ -239,6 +276,9 @@ function readOptions(scope) {
 
 /** Clicks on act / react / end-turn buttons anywhere inside `root`. */
 function bindCommands(app, root, msgEl) {
+  root.addEventListener("change", (e) => {
+    if (e.target.matches("[data-field=rank]")) syncSwitch(e.target.closest("[data-action]"));
+  });
   root.addEventListener("click", async (e) => {
     const btn = e.target.closest("button");
     if (!btn || btn.disabled) return;
@@ -339,12 +379,19 @@ export function renderPlayer(app, b) {
     if (!c) return "";
     const pending = b.pending.filter((p) => p.target === cid);
     const turn = b.started && b.actor === cid && !b.encounter.closed;
+    // The actor's attack waits on someone else's defence: not a turn to play yet.
+    const wait = turn && !pending.length ? awaited(b, cid) : null;
     let body;
     if (pending.length) body = pending.map((p) => reactionsHtml(app, b, p, false));
-    else if (turn) body = actionsHtml(app, b, cid);
+    else if (wait) {
+      const name = wait.target_name || nameOf(b, wait.target);
+      body = html`<p class="muted" data-waiting="${wait.target}">${t("wait_answer", { name })}</p>
+        <ul class="actions"><li class="action"><button type="button" data-end="${cid}" disabled aria-disabled="true">${t("end_turn")}</button></li></ul>`;
+    } else if (turn) body = actionsHtml(app, b, cid);
     else body = html`<p class="muted">${t("wait", { name: c.name })}</p>`;
-    const head = pending.length ? t("defend", { name: c.name }) : turn ? t("your_turn", { name: c.name }) : c.name;
-    return html`<div class="mine ${turn || pending.length ? "hot" : ""}" data-cid="${cid}"><h3>${head}</h3>${body}</div>`;
+    const head = pending.length ? t("defend", { name: c.name })
+      : wait ? t("turn_waiting", { name: c.name }) : turn ? t("your_turn", { name: c.name }) : c.name;
+    return html`<div class="mine ${(turn && !wait) || pending.length ? "hot" : ""}" data-cid="${cid}"><h3>${head}</h3>${body}</div>`;
   }));
   // Entropy counts only before the first roll (CONTRACT section 6).
   const entropy = $("#entropy-form");

@@ -4,7 +4,7 @@
 // here" from the history view, and focus and messages that behave after each action.
 import { api } from "./api.js";
 import { html, patch, $, $$, setOptions } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, localized } from "./i18n.js";
 
 const COMMON_CONDITIONS = ["prone", "stunned", "grappled", "blinded", "frightened", "bleeding"];
 
@@ -48,12 +48,24 @@ export function hiddenChosen() {
 
 // --- each combatant's card (on the board, GM only) -------------------------------------
 
+// The resource each card's quick buttons change, by name (never by position): the GM's
+// pick survives every re-render and any order the resources come in; "hp" by default.
+const quickPick = new Map();
+
+function quickResource(c) {
+  const res = Object.keys(c.resources);
+  const wanted = quickPick.get(c.id);
+  if (wanted && res.includes(wanted)) return wanted;
+  return res.includes("hp") ? "hp" : res[0];
+}
+
 export function cardTools(app, b, c) {
   const off = b.encounter.closed || app.viewAt !== null;
   const dis = off ? html`disabled aria-disabled="true"` : "";
   const res = Object.keys(c.resources);
+  const chosen = quickResource(c);
   const pick = res.length > 1
-    ? html`<select data-quick-res aria-label="${t("resource")} ${c.name}" ${dis}>${res.map((r) => html`<option value="${r}">${r}</option>`)}</select>`
+    ? html`<select data-quick-res aria-label="${t("resource")} ${c.name}" ${dis}>${res.map((r) => html`<option value="${r}" ${r === chosen ? "selected" : ""}>${r}</option>`)}</select>`
     : html`<span class="muted small">${res[0] || ""}</span>`;
   const quick = res.length ? html`<div class="quick">${pick}
       ${[-5, -1, 1, 5].map((d) => html`<button type="button" class="ghost q" data-quick="${d}" ${dis}
@@ -69,6 +81,11 @@ export function cardTools(app, b, c) {
 }
 
 function bindCards(app) {
+  $("#sides").addEventListener("change", (e) => {
+    const sel = e.target.closest("select[data-quick-res]");
+    const box = sel && sel.closest("[data-tools]");
+    if (box) quickPick.set(box.dataset.tools, sel.value);
+  });
   $("#sides").addEventListener("click", async (e) => {
     const btn = e.target.closest("button");
     const box = btn && btn.closest("[data-tools]");
@@ -78,9 +95,8 @@ function bindCards(app) {
     clearMessages();
     let body = null;
     if (btn.dataset.quick) {
-      const sel = $("[data-quick-res]", box);
       const c = app.board.combatants.find((x) => x.id === cid);
-      const resource = sel ? sel.value : Object.keys(c.resources)[0];
+      const resource = quickResource(c);
       let delta = Number(btn.dataset.quick);
       if (btn.dataset.quick === "custom") {
         const raw = $("[data-custom]", box).value.trim();
@@ -134,8 +150,12 @@ function bindConditions(app) {
 // --- initiative by hand, the decided fight ---------------------------------------------
 
 function renderOrder(app, b) {
-  const off = b.encounter.closed || !b.order.length;
-  patch($("#gm-order"), b.order.length ? html`<h3>${t("order_hand")}</h3>
+  // The server says whether a hand-set order is accepted now (TC-4: not mid-fight in d100-tcs).
+  const reorder = b.reorder || { enabled: !b.encounter.closed };
+  const off = b.encounter.closed || !b.order.length || !reorder.enabled;
+  const why = !b.encounter.closed && reorder.reason
+    ? html`<p class="reason small" data-reorder-off>${localized(reorder, "reason")}${reorder.rule ? html` <code class="rule">${reorder.rule}</code>` : ""}</p>` : "";
+  patch($("#gm-order"), b.order.length ? html`<h3>${t("order_hand")}</h3>${why}
     <ol class="order-hand">${b.order.map((o, i) => html`<li data-oid="${o.id}"><span>${o.name}</span>
       <button type="button" class="ghost" data-move="-1" data-oid="${o.id}" ${off || i === 0 ? "disabled" : ""}
         aria-label="${t("move_up", { name: o.name })}">↑</button>

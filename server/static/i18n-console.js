@@ -17,6 +17,10 @@ export const CONSOLE_STRINGS = {
     disputes_open: "{n} open dispute(s)", dispute_answer: "Answer", dispute_answer_label: "Your answer to roll #{n}",
     dispute_answered: "answered: {answer}", dispute_open: "open", change_empty: "Enter a change, e.g. -3 or 5.",
     undo_to_here: "Undo back to version {v}", undone: "undone",
+    half_activate: "Activate {stat} {rank} (threshold {to}; once per RP)",
+    half_deactivate: "Deactivate the − of {stat} {rank} (threshold {to}; once per RP)",
+    half_used: "{stat} {rank}: half-rank already switched this RP", half_on: "{stat} {rank}: half-rank on for this RP",
+    wait_answer: "Waiting for {name}'s defence", turn_waiting: "{name}: waiting for the defence",
   },
   fr: {
     conditions: "États", condition: "État", cond_apply: "Appliquer l’état",
@@ -34,5 +38,9 @@ export const CONSOLE_STRINGS = {
     disputes_open: "{n} contestation(s) ouverte(s)", dispute_answer: "Répondre", dispute_answer_label: "Votre réponse au jet n° {n}",
     dispute_answered: "répondu : {answer}", dispute_open: "ouverte", change_empty: "Saisissez une variation, ex. -3 ou 5.",
     undo_to_here: "Revenir à la version {v}", undone: "annulé",
+    half_activate: "Activer {stat} {rank} (seuil {to} ; une fois par RP)",
+    half_deactivate: "Désactiver le − de {stat} {rank} (seuil {to} ; une fois par RP)",
+    half_used: "{stat} {rank} : demi-rang déjà utilisé ce RP", half_on: "{stat} {rank} : demi-rang actif pour ce RP",
+    wait_answer: "En attente de la défense de {name}", turn_waiting: "{name} : en attente de la défense",
   },
 };

@@ -55,6 +55,16 @@ function remove(doc, pointer) {
   return doc;
 }
 
+// In place: a member keeps its position among its object's keys (a remove and an add
+// would move it to the end, and a combatant's resources would reorder on every change).
+function replace(doc, pointer, value) {
+  if (pointer === "") return value;
+  get(doc, pointer);
+  const [parent, key] = locate(doc, pointer);
+  parent[Array.isArray(parent) ? index(parent, key, false) : key] = value;
+  return doc;
+}
+
 function equal(a, b) {
   return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
 }
@@ -72,7 +82,7 @@ export function applyPatch(doc, ops) {
     switch (op.op) {
       case "add": out = add(out, op.path, structuredClone(op.value)); break;
       case "remove": out = remove(out, op.path); break;
-      case "replace": get(out, op.path); out = op.path === "" ? structuredClone(op.value) : add(remove(out, op.path), op.path, structuredClone(op.value)); break;
+      case "replace": out = replace(out, op.path, structuredClone(op.value)); break;
       case "move": { const v = get(out, op.from); if (op.path.startsWith(`${op.from}/`)) throw new PatchError("cannot move into itself"); out = add(remove(out, op.from), op.path, v); break; }
       case "copy": out = add(out, op.path, structuredClone(get(out, op.from))); break;
       case "test": if (!equal(get(out, op.path), op.value)) throw new PatchError(`test failed at ${op.path}`); break;

@@ -46,7 +46,7 @@ fighters = st.builds(fighter, st.integers(0, 2), st.integers(2, 25), st.integers
 def _options(pick: dict[str, Any], choice: int) -> dict[str, Any]:
     options: dict[str, Any] = {}
     for key, values in pick["choices"].items():
-        if values and key != "weapon" and choice % 3 == 0:
+        if isinstance(values, list) and values and key != "weapon" and choice % 3 == 0:
             options[key] = values[choice % len(values)]
     if pick["action"] == "cast":
         options["spell"] = pick["choices"]["spell"][0]

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from domain import conditions
 from domain.errors import Refused
 from domain.rules.common.base import percent_under
 from domain.rules.d20_na import combat, tables, turns
-from domain.state import Game
+from domain.state import Combatant, Game
 from domain.terms import Cost, LegalAction
 
 HALF_ACTIONS = ("draw", "disengage", "move", "pick_up", "reload")
@@ -63,12 +64,19 @@ def _cost(game: Game, actor: str, amount: int) -> list[Cost]:
     """NA-2, NA-6, NA-7: `amount` half-actions out of the round's budget (nothing: free)."""
     if not amount:
         return []
-    return [Cost(amount=amount, unit=UNIT, left=turns.budget(game, actor) - amount)]
+    left = turns.budget(game, actor) - amount
+    # What the budget would keep; none when it cannot pay (the entry says why it is off).
+    return [Cost(amount=amount, unit=UNIT, left=left if left >= 0 else None)]
 
 
 def _d20(threshold: int, s: Mapping[str, Any], tries: int = 1) -> int:
     """NA-11, NA-AMB-1: the percent a d20 comes up at or under (`lt`: under) a threshold."""
     return percent_under(threshold - (s["test.success_cmp"] == "lt"), 20, tries=tries)
+
+
+def _conditions(me: Combatant) -> int:
+    """What the bearer's conditions add to each of its tests (NA-AMB-22, combat.test_roll)."""
+    return sum(m.delta for m in conditions.modifiers(me, "NA-AMB-22"))
 
 
 def attack_odds(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,6 +91,7 @@ def attack_odds(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> di
     skill = "precise_shot" if mode in combat.RANGED else "precise_strike"
     if not me.sheet["skills"][skill]:
         threshold -= int(s["location.unaimed_malus"])
+    threshold += _conditions(me)
     return {"chance": _d20(threshold, s), "stat": stat, "threshold": threshold, "die": "d20"}
 
 
@@ -106,6 +115,7 @@ def defense_odds(game: Game, actor: str, kind: str, ranged: bool,
             threshold //= 2
         if sheet["shield"] is not None:
             tries += int(s["shield.parry_reroll"])
+    threshold += _conditions(game.combatants[actor])
     return {"chance": _d20(threshold, s, tries), "stat": stat, "threshold": threshold,
             "die": "d20"}  # fmt: skip
 

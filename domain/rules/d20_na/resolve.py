@@ -100,7 +100,7 @@ def attack(ctx: Ctx, command: Act) -> None:
             ctx, me.id, stat, base, mods, f"off-hand reroll on {target.name}", "NA-17"
         )
         weapon, hand = off, "off"
-    threshold = base + sum(m.delta for m in mods)
+    threshold = face + margin  # the final threshold, the conditions' terms in (NA-15)
     if not ok:
         miss = payloads.AttackDetail(roll=face, threshold=threshold, target=target.id,
                                mode=mode, action=command.action)  # fmt: skip

@@ -153,6 +153,7 @@ class D20NA(Rules):
             raise refusal
         if action in combat.MODES:
             resolve.attack(ctx, command)
+            self.after_command(ctx)  # the fallen fall in this turn, before it is handed on
             if combat.pending_of(ctx.game, command.actor) is None:
                 return _slot_over(ctx, command.actor, turns.FULL)
             return None
@@ -168,12 +169,15 @@ class D20NA(Rules):
         return _slot_over(ctx, command.actor, turns.HALF)
 
     def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
-        return resolve.react(ctx, command, pending)
+        outcome = resolve.react(ctx, command, pending)
+        self.after_command(ctx)  # the fallen fall in this turn, before it is handed on
+        return outcome
 
     def turn_ended(self, ctx: Ctx, actor: str, round_over: bool) -> None:
         turns.record_pass(ctx, actor, round_over)
 
     def after_command(self, ctx: Ctx) -> None:
+        """A combatant at 0 HP is down: after each blow, and after any command (an adjust)."""
         for c in list(ctx.game.combatants.values()):
             if c.out is None and c.resources.get("hp", 1) <= 0:
                 ctx.defeat(c.id, "down")

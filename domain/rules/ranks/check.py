@@ -1,4 +1,5 @@
 """ranks-d100 success tests: the threshold of RK-3..RK-13 with every modifier of RK-5
+(and, added the same way, a GM-declared condition modifier, `condition: <name>`)
 recorded in the `Check` with its rule id, judged roll-under (RK-4) with criticals (RK-71,
 RK-AMB-1) that carry over to the actor's next Tour (RK-72, RK-73, RK-AMB-18).
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from domain import conditions
 from domain import events as ev
 from domain.context import Ctx
 from domain.errors import Invalid, RuleViolation
@@ -80,6 +82,7 @@ def check_roll(
     if carry:
         rule = "RK-72" if carry > 0 else "RK-73"
         mods.append(ev.Modifier(source="critical last Tour", rule=rule, delta=carry))
+    mods += conditions.modifiers(me, "RK-5")  # a GM-declared condition term, additive too
     base = threshold(rank, cfg["tables"])
     final = base + sum(m.delta for m in mods)
     if cfg["threshold.clamp"]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from domain import conditions
 from domain.errors import Refused
 from domain.rules.common.base import percent_under
 from domain.rules.ranks import skills
@@ -15,7 +16,7 @@ from domain.rules.ranks.bond import master_of, servants_of
 from domain.rules.ranks.react import REDUCE, counter_refusal, elemental_refusal
 from domain.rules.ranks.tables import LETTERS, Rank, health_malus, parse_rank, threshold
 from domain.state import Combatant, Game, Pending
-from domain.terms import Cost, LegalAction
+from domain.terms import Cost, HalfRank, LegalAction
 
 
 def odds(me: Combatant, stat: str, cfg: Mapping[str, Any],
@@ -36,6 +37,7 @@ def odds(me: Combatant, stat: str, cfg: Mapping[str, Any],
     if rank.half < 0 and not switched:
         final -= 10
     final += int(me.status.get("luck") or 0) + int(me.status.get("crit_now", 0))
+    final += sum(m.delta for m in conditions.modifiers(me, "RK-5"))
     reads = []
     if stat in cfg["health_malus.stats"]:
         final += health_malus(me.resources["hp"])
@@ -45,6 +47,40 @@ def odds(me: Combatant, stat: str, cfg: Mapping[str, Any],
     chance = percent_under(final, 100, always=int(cfg["crit.success_max"]),
                            never_from=int(cfg["crit.fail_min"]))  # fmt: skip
     return {"chance": chance, "stat": stat, "threshold": final, "die": "d100", "reads": reads}
+
+
+def half_rank(game: Game, me: Combatant, stat: str, cfg: Mapping[str, Any],
+              ranked: bool = False) -> HalfRank | None:  # fmt: skip
+    """RK-6..RK-8: the switch a roll on `stat` may use (a positive half-rank to activate, the
+    negative one to deactivate) and its once-per-RP state, as `half_rank_terms` reads it:
+    `on` while a rest-of-RP switch holds (RK-AMB-10), `used` once the RP's use is spent
+    (RK-8, per stat), else `ready` with what it would add to the threshold."""
+    if stat not in me.sheet:
+        return None
+    rank = parse_rank(me.sheet[stat])
+    if rank.half == 0:
+        return None
+    key = f"half_rank.{stat}"
+    state = "on" if me.status.get(key) else "used" if game.uses(me.id, key) >= 1 else "ready"
+    action_rank = ranked and cfg["threshold_source"] == "action_rank"
+    return HalfRank(
+        stat=stat,
+        rank=str(rank),
+        option="activate" if rank.half > 0 else "deactivate",
+        state=state,
+        delta=(10 * rank.half if rank.half > 0 else 10) if state == "ready" else 0,
+        rule="RK-8" if state == "used" else "RK-6" if rank.half > 0 else "RK-7",
+        only_at=rank.letter if action_rank else None,
+    )
+
+
+def switch_choices(switch: HalfRank | None) -> dict[str, Any]:
+    """The option a ready switch adds to an entry's choices: `{"activate": [["STR"]]}`,
+    one value, the list of the one stat the roll is on (RK-AMB-10: a switch lasts one roll
+    and names the stat rolled)."""
+    if switch is None or switch.state != "ready":
+        return {}
+    return {switch.option: [[switch.stat]]}
 
 
 def _attack_extras(me: Combatant, action: str, cfg: Mapping[str, Any],
@@ -89,11 +125,14 @@ def _entry(
 
 
 def _candidates(me: Combatant, action: str) -> list[dict[str, Any]]:
-    """The options an attack may be made with: each rank up to the governing stat's
-    (RK-35, RK-49; the stat's own letter with its half-ranks), or each NP / spell by name."""
+    """The options an attack may be made with: each rank letter up to the governing stat's
+    (RK-35, RK-49), or each NP / spell by name. At the stat's own letter the attack carries
+    the stat's half-ranks, whose value shift is always on (RK-12); their +10s on the
+    threshold come only with the switch (RK-6), so the letter is offered plain, never as a
+    "B+" the roll would not use."""
     if action in ("attack_physical", "attack_weapon", "attack_magic"):
         own = parse_rank(me.sheet[ATTACKS[action][1]])
-        return [{"rank": r} for r in [*LETTERS[: own.level], str(own)]]
+        return [{"rank": r} for r in LETTERS[: own.level + 1]]
     field = "noble_phantasms" if action == "noble_phantasm" else "spells"
     return [{"rank": None, "name": str(i["name"])} for i in me.sheet.get(field, [])]
 
@@ -139,6 +178,10 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
         if stat not in me.sheet or (action == "noble_phantasm" and me.sheet["kind"] != "servant"):
             continue
         ranks, names = _ranks(me, action, cfg)
+        ranked = action in ("attack_physical", "attack_weapon", "attack_magic")
+        switch = half_rank(game, me, stat, cfg, ranked)
+        named = {"name": names} if action in ("noble_phantasm", "advanced_spell") else {}
+        choices: dict[str, Any] | None = {**named, **switch_choices(switch)}
         reasons = [
             alive,
             (bool(foes), "no opponent left", "RK-21"),
@@ -155,7 +198,8 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
                 reasons,
                 foes,
                 ranks,
-                names if action in ("noble_phantasm", "advanced_spell") else None,
+                choices or None,
+                half_rank=switch,
                 **_attack_extras(me, action, cfg, ranks, names),
             )
         )
@@ -174,11 +218,24 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
                 (me.resources.get("luck", 0) > 0, "no Luck uses left this War", "RK-51"),
             ],
             [],
+            choices=switch_choices(half_rank(game, me, "LCK", cfg)) or None,
             cost=[Cost(amount=1, unit="luck", left=me.resources.get("luck", 0) - 1)],
+            half_rank=half_rank(game, me, "LCK", cfg),
             **odds(me, "LCK", cfg),
         )
     )
-    out.append(_entry("flee", "RK-68", [alive, my_turn, slot], [], **odds(me, "AGI", cfg)))
+    flee = half_rank(game, me, "AGI", cfg)
+    out.append(
+        _entry(
+            "flee",
+            "RK-68",
+            [alive, my_turn, slot],
+            [],
+            choices=switch_choices(flee) or None,
+            half_rank=flee,
+            **odds(me, "AGI", cfg),
+        )
+    )
     partners = [  # 1 given is 1 received: a full pool takes nothing (RK-30)
         c
         for c in [master_of(game, me), *servants_of(game, me)]
@@ -214,12 +271,17 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
             if option == "intercept":
                 keepers = [s for s in servants_of(game, me) if s.out is None]
                 reasons.append((bool(keepers), "no Servant left to intercept", "RK-39"))
-            choices = _counter_choices(me, pending, cfg) if option == "counter" else None
+            choices = None
+            if option == "counter":
+                choices = _counter_choices(me, pending, cfg)
             extras = odds(me, REDUCE[option], cfg) if option in REDUCE else {}
+            switch = _reaction_switch(game, me, option, choices, cfg)
+            if switch_choices(switch):
+                choices = {**(choices or {}), **switch_choices(switch)}
             elemental = elemental_refusal(me, cfg) if option == "counter" else None
             if elemental is not None:
                 reasons.append((False, elemental.message, "RK-64"))
-            elif choices is not None:
+            elif option == "counter" and choices is not None:
                 reasons.append(
                     (
                         bool(choices["action"]),
@@ -237,10 +299,33 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
                     [pending.rank] if pending.rank else [],
                     choices,
                     reaction=True,
+                    half_rank=switch,
                     **extras,
                 )
             )
     return out
+
+
+def _reaction_switch(game: Game, me: Combatant, option: str, choices: Mapping[str, Any] | None,
+                     cfg: Mapping[str, Any]) -> HalfRank | None:  # fmt: skip
+    """The half-rank switch of a reaction's roll: the defender's Endurance or Agility
+    (RK-59), the intercepting Servant's Endurance (RK-39), the blocker's Agility (RK-68), or
+    a counter's stat when every counter listed rolls the same one (RK-60)."""
+    if option in REDUCE:
+        return half_rank(game, me, REDUCE[option], cfg)
+    if option == "block_flight":
+        return half_rank(game, me, "AGI", cfg)
+    if option == "intercept":
+        keeper = next((s for s in servants_of(game, me) if s.out is None), None)
+        return half_rank(game, keeper, "END", cfg) if keeper is not None else None
+    if option == "counter" and choices and choices.get("action"):
+        stats = {ATTACKS[a][1] for a in choices["action"]}
+        if len(stats) == 1:
+            ranked = all(
+                a in ("attack_physical", "attack_weapon", "attack_magic") for a in choices["action"]
+            )
+            return half_rank(game, me, stats.pop(), cfg, ranked)
+    return None
 
 
 def _known(me: Combatant, action: str) -> tuple[bool, str, str]:

@@ -259,7 +259,7 @@ def _pursue(ctx: Ctx, cfg: Mapping[str, Any], actor: str, target: str | None,
     me, foe = ctx.combatant(actor), ctx.combatant(target)
     rolls = []
     for who in (me, foe):
-        test = Test("END", int(who.sheet["END"]), "TC-34")
+        test = Test("END", int(who.sheet["END"]), "TC-34").conditions(who)
         rolls.append(ctx.roll([100], expr="d100", purpose=f"pursuit: {who.name}", actor=who.id,
                               judge=test.judge(cfg)))  # fmt: skip
     ok = [succeeded(r.check) for r in rolls]

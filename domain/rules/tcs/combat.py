@@ -96,6 +96,7 @@ def test_of(
     situational = options.get("situational")
     if isinstance(situational, int) and situational:
         test.add("situational (GM)", situational, "TC-15")
+    test.conditions(me)
     at_bearer = options.get("at", "bearer") == "bearer"
     # TC-24, TC-AMB-11: a prone bearer loses the shield's dodge
     if foe is not None and at_bearer and shield_ok(foe) and not foe.status.get("prone"):
@@ -194,8 +195,10 @@ def fumble(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, hit: Hit) -> dict[st
         return {"fumble": "table", "crit_table": face, "effect": str(table[face - 1])}
     if me.sheet["role"] == "PC" and cfg["crit.pc_fallback"] == "none":
         return {"fumble": "none"}
+    before = me.resources["hp"]
     out = apply_hit(ctx, cfg, me.id, hit, f"{me.name}'s own fumble")
-    return {"fumble": "self", "self_hp_loss": out["hp_loss"]}
+    blow = {**out, "hp_before": before, "hp": ctx.combatant(me.id).resources["hp"]}
+    return {"fumble": "self", "self_hp_loss": out["hp_loss"], "self_blow": blow}
 
 
 def friendly_fire(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, foe: Combatant,
@@ -214,8 +217,10 @@ def friendly_fire(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, foe: Combatan
         pick = ctx.roll([len(allies)], expr=f"1d{len(allies)}", purpose="friendly fire: ally",
                         actor=me.id)  # fmt: skip
         ally = allies[pick.faces[0] - 1]
+    before = game.combatants[ally].resources["hp"]
     out = apply_hit(ctx, cfg, ally, hit, f"friendly fire from {me.name}")
-    return {"friendly_fire": ally, "ally_hp_loss": out["hp_loss"]}
+    blow = {**out, "hp_before": before, "hp": ctx.combatant(ally).resources["hp"]}
+    return {"friendly_fire": ally, "ally_hp_loss": out["hp_loss"], "ally_blow": blow}
 
 
 def opportunity(ctx: Ctx, cfg: Mapping[str, Any], mover: str) -> None:

@@ -138,7 +138,7 @@ def lose_hp(ctx: Ctx, cfg: Mapping[str, Any], tid: str, loss: int, why: str, rul
         ctx.change(tid, "hp", -loss, why, rule)
         _down(ctx, tid)
         return ""
-    test = Test("END", int(t.sheet["END"]), "TC-28")
+    test = Test("END", int(t.sheet["END"]), "TC-28").conditions(t)
     roll = ctx.roll([100], expr="d100", purpose="last stand", actor=tid, judge=test.judge(cfg))
     if succeeded(roll.check):
         ctx.change(tid, "hp", 1 - old, why, "TC-28")

@@ -14,16 +14,20 @@ from domain.state import Combatant, Game
 from domain.terms import Cost, LegalAction, with_defaults
 
 
-def choices(me: Combatant, action: str) -> dict[str, list[Any]]:
-    """The options an action takes, each with its possible values."""
+def choices(me: Combatant, action: str) -> dict[str, Any]:
+    """The options an action takes, each with its possible values (a list), or the unit of
+    a number the UI asks for (a ranged attack's `distance` in metres, TC-18)."""
     sheet = me.sheet
     if action == "attack":
         weapon = weapon_of(me)
-        return {
+        out: dict[str, Any] = {
             "tcs": [t["name"] for t in sheet["tcs"] if t["kind"] != "spell"],
             "at": ["bearer", "shield"],
             "weapon": [weapon["name"]] if weapon else [],
         }
+        if weapon is not None and weapon["ranged"]:
+            out["distance"] = "metres"  # TC-18: beyond the weapon's base range, long range
+        return out
     if action == "cast":
         return {"spell": [t["name"] for t in sheet["tcs"] if t["kind"] == "spell"]}
     if action == "use_item":
@@ -59,12 +63,15 @@ def _needs_target(me: Combatant, action: str, options: Mapping[str, Any]) -> boo
 
 def _feasible(game: Game, cfg: Mapping[str, Any], actor: str, code: str,
               aims: list[str | None], options: Mapping[str, Any],
-              listed: dict[str, list[Any]]) -> dict[str, list[Any]]:  # fmt: skip
+              listed: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
     """Each choice's values that `act` accepts for at least one aim (a shield to strike
     only if a foe bears one, a sprint or a fast stand-up only with the NRJ): the board
-    offers nothing the engine refuses."""
-    out: dict[str, list[Any]] = {}
+    offers nothing the engine refuses. A number field (a distance) is kept as it is."""
+    out: dict[str, Any] = {}
     for key, values in listed.items():
+        if not isinstance(values, list):
+            out[key] = values
+            continue
         kept = []
         for value in values:
             for aim in aims or [None]:

@@ -12,7 +12,21 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["Deed", "decode", "encode"]
+__all__ = ["Blow", "Deed", "decode", "encode"]
+
+
+class Blow(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A hit on someone other than the target (a fumble turned on the actor, a friendly-fire
+    ally): the same facts as a target's hit, so that its line can tell each of them."""
+
+    damage: int | None = None
+    pp: int | None = None
+    armor: str = ""
+    shield: str = ""
+    hp_loss: int | None = None
+    hp_before: int | None = None
+    hp: int | None = None
+    last_stand: str = ""
 
 
 class Deed(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -40,8 +54,10 @@ class Deed(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     crit_table: int | None = None
     effect: str = ""
     self_hp_loss: int | None = None
+    self_blow: Blow | None = None  # the fumble's hit on the actor, through its protections
     friendly_fire: str = ""  # the ally hit (TC-17)
     ally_hp_loss: int | None = None
+    ally_blow: Blow | None = None
     # the other actions
     reason: str = ""  # why a step is void or cancelled: a code (critical_failure...)
     left: int | None = None  # actions still to prepare a spell (TC-9)

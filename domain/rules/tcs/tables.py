@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from domain import conditions
 from domain import events as ev
 from domain.errors import Invalid
 from domain.rules.common.judge import Judge, criticals_win, roll_under
+from domain.state import Combatant
 from domain.terms import ActionSpec, Setting
 
 FUMBLE_TEXT = 200  # characters of one entry of the GM's fumble table (crit.table_d10)
@@ -169,6 +171,11 @@ class Test:
     @property
     def threshold(self) -> int:
         return self.base + sum(m.delta for m in self.modifiers)
+
+    def conditions(self, bearer: Combatant) -> Test:
+        """TC-15's open list: the GM-declared modifiers of the bearer's conditions."""
+        self.modifiers += conditions.modifiers(bearer, "TC-15")
+        return self
 
     def scale(self, source: str, pct: int, rule: str) -> None:
         """TC-AMB-8: a percentage of the threshold so far, rounded down, as a modifier."""

@@ -156,6 +156,7 @@ def end_of_round(ctx: Ctx, cfg: Mapping[str, Any]) -> None:
         pm = ctx.combatant(cid).resources["morale"]
         if 1 <= pm <= int(cfg["morale.check_max"]):
             test = Test("morale", pm * int(cfg["morale.threshold_factor"]), "TC-31")
+            test.conditions(ctx.combatant(cid))
             roll = ctx.roll([100], expr="d100", purpose="morale check", actor=cid,
                             judge=test.judge(cfg))  # fmt: skip
             if not succeeded(roll.check):
