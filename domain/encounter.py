@@ -335,10 +335,20 @@ def _undo(ctx: Ctx, c: cmd.Undo) -> None:
         target = c.to_version
         if target >= led.version:
             raise Invalid(f"to_version must be below the current version {led.version}")
+        if target not in led.ends:
+            # Inside one command's events the game is half-moved (an attack without its
+            # turn change): an undo goes back to whole steps only.
+            before = max((v for v in led.ends if v < target), default=None)
+            after = min((v for v in led.ends if v > target), default=led.version)
+            near = f"{before} or {after}" if before is not None else f"{after}"
+            raise Invalid(
+                f"version {target} is inside one command's events; undo to a version "
+                f"that ends a step ({near})"
+            )
     else:
-        if not led.steps:
+        if led.head is None:
             raise Refused("rule_violation", "there is nothing to undo")
-        target = led.steps[-1] - 1
+        target = led.head.first - 1
     ctx.emit(ev.Undone(to_version=target, from_version=target + 1, reason=c.reason))
 
 

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from domain import events as ev
+from domain.evolve import undo_spans
 from domain.rules import REGISTRY
 from domain.state import EncounterState
 from domain.terms import ActionSpec
@@ -664,11 +665,16 @@ def tell(
     """
     said = _said(event, state)
     if isinstance(event, ev.Undone):
+        # Only the steps it reverts are struck (a dispute or a free roll after them is
+        # not); the steps an earlier undo reverted that it brings back are struck no more.
+        spans, restored = undo_spans(state.ledger, event.to_version)
         reverted = False
         for i, old in enumerate(lines):
-            if event.to_version < old.version <= event.from_version and old.undone is None:
+            if old.undone is None and any(a <= old.version <= b for a, b in spans):
                 lines[i] = msgspec.structs.replace(old, undone=event.reason)
                 reverted = reverted or not old.hidden
+            elif old.undone is not None and any(a <= old.version <= b for a, b in restored):
+                lines[i] = msgspec.structs.replace(old, undone=None)
         if said is not None and not reverted:
             # An undo of steps no one else read is the GM's alone to read of.
             said.hidden = True
