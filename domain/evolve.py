@@ -161,6 +161,8 @@ def _added(game: Game, e: ev.CombatantAdded) -> None:
 
 def _removed(game: Game, e: ev.CombatantRemoved) -> None:
     game.combatants.pop(e.combatant_id, None)
+    if game.actor == e.combatant_id:
+        game.actor = None  # their turn leaves with them: no actor pointing at nobody
     if e.combatant_id in game.order:
         game.order.remove(e.combatant_id)
     game.pending = [p for p in game.pending if e.combatant_id not in (p.attacker, p.target)]

@@ -153,8 +153,12 @@ def winner(game: Game) -> str | None:
 
 def _decided(state: EncounterState) -> bool:
     game, led = state.game, state.ledger
+    if led.closed:
+        return False
+    if game.started and not game.active():
+        return True  # nobody is left standing: no turn can be given
     stop = led.settings.get("fight.stop_when_decided", True)
-    return bool(stop) and not led.closed and not game.continued and winner(game) is not None
+    return bool(stop) and not game.continued and winner(game) is not None
 
 
 def _sender(game: Game, by: str) -> str:
@@ -162,8 +166,8 @@ def _sender(game: Game, by: str) -> str:
     if by == "gm":
         return "GM"
     if by.startswith("player:"):
-        ids = [i for i in by.removeprefix("player:").split(",") if i]
-        return ", ".join(game.combatants[i].name if i in game.combatants else i for i in ids)
+        ids = [i for i in by.removeprefix("player:").split(",") if i in game.combatants]
+        return ", ".join(game.combatants[i].name for i in ids) if ids else "a player"
     return by
 
 

@@ -274,7 +274,8 @@ def sender(name: str, w: Words, fr: bool = False) -> str:
     """A sender as the table knows it: "GM", or a player by their combatants' names
     ("player:c1,c3" -> "Ayla, Brun"), never by ids."""
     if name.startswith("player:"):
-        ids = [cid for cid in name[len("player:") :].split(",") if cid]
+        # A combatant whose arrival was undone has no name left: the player is "a player".
+        ids = [c for c in name[len("player:") :].split(",") if c and w.is_combatant(c)]
         return w.names(ids, fr=fr) if ids else ("un joueur" if fr else "a player")
     return ("le MJ" if fr else "GM") if name == "gm" else principal(name)
 
