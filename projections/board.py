@@ -84,6 +84,9 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
         "decided": _decided(state),
         # Version spans an undo reverted (first, last): the console strikes their lines.
         "undone": [[first, last] for first, last in led.undone],
+        # Where "undo last step" goes (the version before the last step in effect), the
+        # history bar's step back; None with nothing to undo.
+        "step_back": led.head.first - 1 if led.head is not None else None,
     }
 
 
