@@ -165,7 +165,7 @@ class Ctx:
     # --- writing -----------------------------------------------------------------------
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
-        evolve(self.state, event)
+        evolve(self.state, event, len(self.events) == 1)  # a command's events: one batch
         kind = type(event)  # events are final classes: cheaper than isinstance, per event
         if kind is ev.TurnStarted or kind is ev.TurnEnded:
             self._expire(event.actor, out=False)  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ __all__ = [
     "check_settings",
     "decide",
     "evolve",
+    "nobody_standing",
     "one_side_left",
     "open_encounter",
     "replay",
@@ -125,8 +126,17 @@ def one_side_left(game: Game) -> str | None:
     return sides.pop() if len(sides) == 1 else None
 
 
+def nobody_standing(game: Game) -> bool:
+    """Combat started and no one is left in the fight (all fled, fell or left): no turn
+    can be given, so the fight is decided whatever the settings (the GM closes it)."""
+    return game.started and not game.active()
+
+
 def decided(ctx: Ctx) -> bool:
-    """Only one side is left standing and turns stop there (the GM closes or continues)."""
+    """Only one side is left standing and turns stop there (the GM closes or continues),
+    or nobody is left standing."""
+    if nobody_standing(ctx.game):
+        return True
     stop = ctx.settings.get("fight.stop_when_decided", True)
     return bool(stop) and not ctx.game.continued and one_side_left(ctx.game) is not None
 
@@ -336,10 +346,20 @@ def _undo(ctx: Ctx, c: cmd.Undo) -> None:
         target = c.to_version
         if target >= led.version:
             raise Invalid(f"to_version must be below the current version {led.version}")
+        if target not in led.ends:
+            # Inside one command's events the game is half-moved (an attack without its
+            # turn change): an undo goes back to whole steps only.
+            before = max((v for v in led.ends if v < target), default=None)
+            after = min((v for v in led.ends if v > target), default=led.version)
+            near = f"{before} or {after}" if before is not None else f"{after}"
+            raise Invalid(
+                f"version {target} is inside one command's events; undo to a version "
+                f"that ends a step ({near})"
+            )
     else:
-        if not led.steps:
+        if led.head is None:
             raise Refused("rule_violation", "there is nothing to undo")
-        target = led.steps[-1] - 1
+        target = led.head.first - 1
     ctx.emit(ev.Undone(to_version=target, from_version=target + 1, reason=c.reason))
 
 
@@ -402,6 +422,8 @@ def _set_initiative(ctx: Ctx, c: cmd.SetInitiative) -> None:
 
 def _continue(ctx: Ctx, c: cmd.ContinueCombat) -> None:
     _gm_only(ctx.who, "continue the fight")
+    if nobody_standing(ctx.game):
+        raise Refused("rule_violation", "nobody is left standing: close the encounter")
     if one_side_left(ctx.game) is None or ctx.game.continued:
         raise Refused("rule_violation", "the fight goes on: more than one side is standing")
     ctx.emit(ev.CombatContinued(reason=c.reason))

@@ -12,11 +12,25 @@ from functools import reduce
 from typing import Any
 
 from domain import events as ev
-from domain.state import Combatant, Condition, Disputed, EncounterState, Game, Ledger, Pending
+from domain.state import (
+    Combatant,
+    Condition,
+    Disputed,
+    EncounterState,
+    Game,
+    Ledger,
+    Pending,
+    Step,
+)
 
-# Events that open a step a GM's `undo` reverts as one.
+# A step is one command's batch of events (they share `meta.command_id`), and an undo
+# reverts whole steps. The batch marks come with each event (`evolve(..., opens=)`: the
+# projection reads them off the envelopes, the decider marks its own first event). Bare
+# events without marks (old test helpers, narration) are cut into batches by kind:
+# these begin one.
 STEP_OPENERS: frozenset[type[ev.Event]] = frozenset(
     {
+        ev.EncounterOpened,
         ev.CombatantAdded,
         ev.CombatantRemoved,
         ev.InitiativeSet,
@@ -25,10 +39,15 @@ STEP_OPENERS: frozenset[type[ev.Event]] = frozenset(
         ev.ReactionDeclared,
         ev.TurnEnded,
         ev.CombatContinued,
+        ev.EntropyAdded,
+        ev.RollDisputed,
+        ev.DisputeAnswered,
+        ev.EncounterClosed,
+        ev.Undone,
     }
 )
 
-# Events that open a step when the GM sent them (a rule system's own are part of a step).
+# Events that begin a batch (without marks) when the GM sent them.
 _GM_STEPS: frozenset[type[ev.Event]] = frozenset(
     {ev.ResourceChanged, ev.ConditionApplied, ev.ConditionRemoved}
 )
@@ -36,6 +55,7 @@ _GM_STEPS: frozenset[type[ev.Event]] = frozenset(
 # Events that belong to the ledger only: an undo leaves them standing.
 LEDGER_ONLY: frozenset[type[ev.Event]] = frozenset(
     {
+        ev.EncounterOpened,
         ev.SeedCommitted,
         ev.EntropyAdded,
         ev.SeedRevealed,
@@ -147,6 +167,8 @@ def _added(game: Game, e: ev.CombatantAdded) -> None:
 
 def _removed(game: Game, e: ev.CombatantRemoved) -> None:
     game.combatants.pop(e.combatant_id, None)
+    if game.actor == e.combatant_id:
+        game.actor = None  # their turn leaves with them: no actor pointing at nobody
     if e.combatant_id in game.order:
         game.order.remove(e.combatant_id)
     game.pending = [p for p in game.pending if e.combatant_id not in (p.attacker, p.target)]
@@ -279,23 +301,69 @@ def evolve_game(game: Game, event: ev.Event) -> Game:
     return game
 
 
+def step_at(led: Ledger, version: int) -> Step | None:
+    """The last step in effect once `version` was folded (from the ledger of a later one).
+
+    A version that ended a batch is looked up; one inside a batch (undos stored before
+    targets were checked) cuts that batch's step at it.
+    """
+    if version in led.ends:
+        return led.ends[version]
+    later = [v for v in led.ends if v > version]
+    step = led.ends[min(later)] if later else led.head
+    if step is not None and step.last > version:
+        if step.first > version:
+            return step.before
+        kept = [(v, e) for v, e in step.events if v <= version]
+        return Step(step.first, version, kept, step.before)
+    return step
+
+
+Span = tuple[int, int]
+
+
+def undo_spans(led: Ledger, to_version: int) -> tuple[list[Span], list[Span]]:
+    """What an undo to `to_version` does to the steps in effect: the spans it reverts, and
+    the spans of steps an earlier undo reverted that it brings back."""
+    target = step_at(led, to_version)
+    now = {s.first: s for s in led.head.chain()} if led.head is not None else {}
+    then = {s.first: s for s in target.chain()} if target is not None else {}
+    reverted = [_beyond(s, then.get(first)) for first, s in now.items()]
+    restored = [_beyond(t, now.get(first)) for first, t in then.items()]
+    return [r for r in reverted if r is not None], [r for r in restored if r is not None]
+
+
+def _beyond(step: Step, other: Step | None) -> Span | None:
+    """The part of `step` that `other` (the same step in another chain, if it is) lacks."""
+    if other is None:
+        return (step.first, step.last)
+    return (other.last + 1, step.last) if other.last < step.last else None
+
+
+def game_of(step: Step | None) -> Game:
+    """The game the steps in effect up to `step` make."""
+    game = Game()
+    for s in step.chain() if step is not None else []:
+        for _, e in s.events:
+            evolve_game(game, e)
+    return game
+
+
 def _undone(state: EncounterState, event: ev.Undone) -> None:
     led = state.ledger
-    kept = [(v, e) for v, e in led.history if v <= event.to_version]
-    game = Game()
-    for _, e in kept:
-        evolve_game(game, e)
-    state.game = game
-    led.history = kept
-    led.steps = [v for v in led.steps if v <= event.to_version]
-    if event.to_version + 1 < led.version:
-        led.undone.append((event.to_version + 1, led.version - 1))
+    reverted, restored = undo_spans(led, event.to_version)
+    target = step_at(led, event.to_version)
+    state.game = game_of(target)
+    led.head = target
+    back = [u for u in led.undone if not any(a <= u[0] and u[1] <= b for a, b in restored)]
+    led.undone = back + reverted
 
 
 Apply = Callable[[Any, Any], None]
-# Per event type, what folding one does: (ledger part, game part, kept in the history,
-# opens a step, opens a step when by_gm). One lookup per event on the hot path (the
-# resolver folds some 160 events a fight); built on first use of each type.
+# Per event type, what folding one does: (ledger part, game part, kept in the steps,
+# begins a batch without marks, begins one without marks when by_gm). One lookup per
+# event on the hot path (the resolver folds some 160 events a fight); built on first
+# use of each type.
 _PLANS: dict[type[ev.Event], tuple[Apply | None, Apply | None, bool, bool, bool]] = {}
 
 
@@ -305,31 +373,51 @@ def _plan(kind: type[ev.Event]) -> tuple[Apply | None, Apply | None, bool, bool,
         _LEDGER.get(kind),
         _GAME.get(kind) if kept else None,
         kept,
-        kept and kind in STEP_OPENERS,
-        kept and kind in _GM_STEPS,
+        kind in STEP_OPENERS,
+        kind in _GM_STEPS,
     )
     _PLANS[kind] = plan
     return plan
 
 
-def evolve(state: EncounterState, event: ev.Event) -> EncounterState:
-    """Apply one stored event. Mutates and returns `state`."""
+def evolve(state: EncounterState, event: ev.Event, opens: bool | None = None) -> EncounterState:
+    """Apply one stored event. Mutates and returns `state`.
+
+    `opens`: does this event begin a command's batch (None: judge by its kind)?
+    """
     led = state.ledger
     led.version += 1
     kind = type(event)
+    apply_ledger, apply_game, kept, opener, gm_opener = _PLANS.get(kind) or _plan(kind)
+    if opens is None:
+        opens = opener or led.batch == 0 or (gm_opener and getattr(event, "by_gm", False))
+    if opens:
+        if led.version > 1:
+            led.ends[led.version - 1] = led.head
+        led.batch = led.version
     if kind is ev.Undone:
         assert isinstance(event, ev.Undone)
         _undone(state, event)
         return state
-    apply_ledger, apply_game, kept, opens, gm_opens = _PLANS.get(kind) or _plan(kind)
     if apply_ledger is not None:
         apply_ledger(led, event)
+    head = led.head
     if kept:
-        led.history.append((led.version, event))
-        if opens or (gm_opens and getattr(event, "by_gm", False)):
-            led.steps.append(led.version)
+        if head is None or head.first != led.batch:
+            head = led.head = Step(led.batch, led.version, [], head)
+        head.events.append((led.version, event))
+        head.last = led.version
         if apply_game is not None:
             apply_game(state.game, event)
+    elif head is not None and head.first == led.batch:
+        head.last = led.version
+    return state
+
+
+def fold_batch(state: EncounterState, events: Iterable[ev.Event]) -> EncounterState:
+    """Fold one command's events (its batch) onto `state`."""
+    for i, event in enumerate(events):
+        evolve(state, event, i == 0)
     return state
 
 

@@ -1,7 +1,7 @@
 """The encounter's state: what replaying its events gives.
 
 Two parts. The `Ledger` holds what is never undone (dice counters, seeds, disputes, the
-retained history); the `Game` holds what an `undo` may revert (combatants, resources,
+tree of steps); the `Game` holds what an `undo` may revert (combatants, resources,
 turn order, pending reactions, limits). `evolve` owns the state it folds into: it mutates
 and returns it. `decide` never mutates; it works on a `clone()`.
 """
@@ -143,6 +143,45 @@ class Game:
         return [i for i in ids if i in self.combatants and self.combatants[i].out is None]
 
 
+@dataclass(eq=False)
+class Step:
+    """One command's batch of events that changed the game: what an undo reverts whole.
+
+    Steps form a tree: `before` is the step in effect when this one began, so an undo to
+    any version moves to the step then in effect (even one an earlier undo reverted) and
+    the game is the fold of that chain. A step grows only while its batch folds (`last`,
+    `events`); once the next batch begins it is never changed again, so clones share it.
+    """
+
+    first: int  # the version of the batch's first event
+    last: int  # the version of the batch's last event (so far)
+    events: list[tuple[int, Event]]  # its game events, with their versions
+    before: Step | None
+
+    def __eq__(self, other: object) -> bool:
+        # Iterative: a long fight's chain is deeper than the recursion limit.
+        a: Step | None = self
+        b = other
+        while isinstance(a, Step) and isinstance(b, Step):
+            if a is b:
+                return True
+            if (a.first, a.last, a.events) != (b.first, b.last, b.events):
+                return False
+            a, b = a.before, b.before
+        return a is None and b is None
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def chain(self) -> list[Step]:
+        """The steps in effect with this one, oldest first."""
+        out: list[Step] = []
+        step: Step | None = self
+        while step is not None:
+            out.append(step)
+            step = step.before
+        return out[::-1]
+
+
 @dataclass(frozen=True)
 class Disputed:
     """A dispute of roll `seq`, and the GM's answer once there is one."""
@@ -173,14 +212,21 @@ class Ledger:
     entropy: list[str] = field(default_factory=list)
     disputes: list[Disputed] = field(default_factory=list)
     closed: bool = False
-    # Game events still in effect, with their versions: undo re-folds a prefix of these.
-    history: list[tuple[int, Event]] = field(default_factory=list)
-    steps: list[int] = field(default_factory=list)  # versions where an undoable step began
-    undone: list[tuple[int, int]] = field(default_factory=list)  # version spans undone
+    # The step tree: the last step in effect, and at each version that ended a batch
+    # (a valid undo target) the step then in effect.
+    head: Step | None = None
+    ends: dict[int, Step | None] = field(default_factory=dict)
+    batch: int = 0  # the version where the batch being folded began
+    undone: list[tuple[int, int]] = field(default_factory=list)  # steps reverted now
     entropy_join: str = "concat"  # as encounter_opened records it (domain/dice.py)
     # Every combatant id ever issued, undone arrivals included: an id is never issued
     # twice, so a player link bound to one can never control another combatant.
     issued: set[str] = field(default_factory=set)
+
+    @property
+    def steps(self) -> list[int]:
+        """The first versions of the steps in effect, oldest first."""
+        return [s.first for s in self.head.chain()] if self.head is not None else []
 
     def next_combatant_id(self, added: int) -> str:
         """The id for the next combatant (`added`: the game's count still in effect):
@@ -208,8 +254,9 @@ class Ledger:
             list(self.entropy),
             list(self.disputes),
             self.closed,
-            list(self.history),
-            list(self.steps),
+            self.head,
+            dict(self.ends),
+            self.batch,
             list(self.undone),
             self.entropy_join,
             set(self.issued),

@@ -96,6 +96,9 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
         "decided": _decided(state),
         # Version spans an undo reverted (first, last): the console strikes their lines.
         "undone": [[first, last] for first, last in led.undone],
+        # Where "undo last step" goes (the version before the last step in effect), the
+        # history bar's step back; None with nothing to undo.
+        "step_back": led.head.first - 1 if led.head is not None else None,
     }
 
 
@@ -165,8 +168,12 @@ def winner(game: Game) -> str | None:
 
 def _decided(state: EncounterState) -> bool:
     game, led = state.game, state.ledger
+    if led.closed:
+        return False
+    if game.started and not game.active():
+        return True  # nobody is left standing: no turn can be given
     stop = led.settings.get("fight.stop_when_decided", True)
-    return bool(stop) and not led.closed and not game.continued and winner(game) is not None
+    return bool(stop) and not game.continued and winner(game) is not None
 
 
 def _sender(game: Game, by: str) -> str:
@@ -174,8 +181,8 @@ def _sender(game: Game, by: str) -> str:
     if by == "gm":
         return "GM"
     if by.startswith("player:"):
-        ids = [i for i in by.removeprefix("player:").split(",") if i]
-        return ", ".join(game.combatants[i].name if i in game.combatants else i for i in ids)
+        ids = [i for i in by.removeprefix("player:").split(",") if i in game.combatants]
+        return ", ".join(game.combatants[i].name for i in ids) if ids else "a player"
     return by
 
 

@@ -35,6 +35,7 @@ class Projection:
         self.state = EncounterState()
         self.lines: list[LogLine] = []
         self.stream: str | None = None
+        self._command: str | None = None  # the command whose batch is folding
         self._broken: str | None = None
 
     @property
@@ -71,11 +72,20 @@ class Projection:
             event = event_from(str(kind), dict(data or {}))
             if tell:
                 tell_(self.lines, event, self.state, version, self._veiled(envelope))
-            evolve(self.state, event)
+            evolve(self.state, event, self._opens(envelope))
         except (ValueError, TypeError, KeyError) as error:
             self._broken = f"version {version} ({kind}): {error}"
             raise ValueError(f"cannot fold version {version} ({kind}): {error}") from error
         self.stream = str(stream) if stream is not None else None
+
+    def _opens(self, envelope: Mapping[str, Any]) -> bool | None:
+        """Does this envelope begin a command's batch? None if it carries no command id."""
+        command = (envelope.get("meta") or {}).get("command_id")
+        if command is None:
+            return None
+        opens = str(command) != self._command
+        self._command = str(command)
+        return opens
 
     def _veiled(self, envelope: Mapping[str, Any]) -> bool:
         """Is this envelope's step veiled from non-GM readers (projections/filter.py)?

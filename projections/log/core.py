@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from domain import events as ev
+from domain.evolve import undo_spans
 from domain.rules import REGISTRY
 from domain.state import EncounterState
 from domain.terms import ActionSpec
@@ -273,7 +274,8 @@ def sender(name: str, w: Words, fr: bool = False) -> str:
     """A sender as the table knows it: "GM", or a player by their combatants' names
     ("player:c1,c3" -> "Ayla, Brun"), never by ids."""
     if name.startswith("player:"):
-        ids = [cid for cid in name[len("player:") :].split(",") if cid]
+        # A combatant whose arrival was undone has no name left: the player is "a player".
+        ids = [c for c in name[len("player:") :].split(",") if c and w.is_combatant(c)]
         return w.names(ids, fr=fr) if ids else ("un joueur" if fr else "a player")
     return ("le MJ" if fr else "GM") if name == "gm" else principal(name)
 
@@ -664,11 +666,16 @@ def tell(
     """
     said = _said(event, state)
     if isinstance(event, ev.Undone):
+        # Only the steps it reverts are struck (a dispute or a free roll after them is
+        # not); the steps an earlier undo reverted that it brings back are struck no more.
+        spans, restored = undo_spans(state.ledger, event.to_version)
         reverted = False
         for i, old in enumerate(lines):
-            if event.to_version < old.version <= event.from_version and old.undone is None:
+            if old.undone is None and any(a <= old.version <= b for a, b in spans):
                 lines[i] = msgspec.structs.replace(old, undone=event.reason)
                 reverted = reverted or not old.hidden
+            elif old.undone is not None and any(a <= old.version <= b for a, b in restored):
+                lines[i] = msgspec.structs.replace(old, undone=None)
         if said is not None and not reverted:
             # An undo of steps no one else read is the GM's alone to read of.
             said.hidden = True

@@ -142,7 +142,7 @@ function loadDice() {
 function renderHistoryBar() {
   const live = app.board.version;
   const at = app.viewAt;
-  $("#hist-back").disabled = (at ?? live) <= 1;
+  $("#hist-back").disabled = stepBack() === null;
   $("#hist-forward").disabled = at === null;
   $("#hist-live").hidden = at === null;
   const state = $("#hist-state");
@@ -155,7 +155,30 @@ function renderHistoryBar() {
   if (document.activeElement !== input) input.value = String(at ?? live);
 }
 
-async function goTo(v) {
+// The history bar moves by whole steps (one command's events): back goes where "undo
+// last step" would (the shown board's `step_back`), forward retraces those steps and
+// then goes live. A version typed in is shown as it is.
+const trail = [];
+function stepBack() {
+  const b = app.shown();
+  return b && b.step_back != null && b.step_back >= 1 ? b.step_back : null;
+}
+
+function stepBackward() {
+  const v = stepBack();
+  if (v === null) return;
+  trail.push(app.viewAt);
+  goTo(v, true);
+}
+
+function stepForward() {
+  const v = trail.pop();
+  if (v === undefined || v === null) goLive();
+  else goTo(v, true);
+}
+
+async function goTo(v, stepping = false) {
+  if (!stepping) trail.length = 0;
   const live = app.board.version;
   if (!Number.isFinite(v)) return;
   if (v >= live) {
@@ -197,6 +220,7 @@ async function loadEarlier() {
 }
 
 function goLive() {
+  trail.length = 0;
   app.viewAt = null;
   app.viewBoard = null;
   render();
@@ -228,8 +252,8 @@ function mount() {
       <div class="board-col">${historyBar()}${boardShell()}</div>
       ${side}
     </div>`);
-  $("#hist-back").addEventListener("click", () => goTo((app.viewAt ?? app.board.version) - 1));
-  $("#hist-forward").addEventListener("click", () => goTo((app.viewAt ?? app.board.version) + 1));
+  $("#hist-back").addEventListener("click", stepBackward);
+  $("#hist-forward").addEventListener("click", stepForward);
   $("#hist-live").addEventListener("click", goLive);
   $("#hist-form").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -52,8 +52,10 @@ def phase(round_: int) -> str:
 def advance(game: Game) -> tuple[bool, str, str] | None:
     """NA-3, NA-4, NA-5: the next slot's owner, or a new round when all are spent."""
     fighters = alive(game)
-    if len({game.combatants[c].side for c in fighters}) < 2:
-        return None  # one side left: nobody to fight
+    if not fighters or (
+        len({game.combatants[c].side for c in fighters}) < 2 and not game.continued
+    ):
+        return None  # one side left: nobody to fight, unless the GM went on (continue_combat)
     if game.round == 0:
         return True, fighters[0], ""
     here = phase(game.round)

@@ -93,8 +93,8 @@ def order(game: Game, scores: Mapping[str, int]) -> list[str]:
 def advance(game: Game) -> tuple[bool, str, str] | None:
     """TC-3: everyone in initiative order, then a new round."""
     fight = fighters(game)
-    if not two_sides(game):
-        return None
+    if not fight or not (two_sides(game) or game.continued):
+        return None  # the GM's continue_combat goes on with one side's fighters
     if game.round == 0:
         return True, fight[0], ""
     here = phase(game.round)

@@ -1,0 +1,155 @@
+"""Issue 21: undo reverts whole steps, undo to V gives the board of `?at=V`, a fight is
+always playable. Each test is a case that generated play (or the evening at the table)
+found, replayed on the real decider through `tests/unit/play.py`'s table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from domain import commands as cmd
+from domain import events as ev
+from domain.errors import Invalid
+from domain.state import Principal
+from tests.unit.play import Table, undo_view
+
+QUIET = {"init.reroll_each_round": False}
+
+
+def _duel(ruleset: str, a: str, b: str, settings: dict[str, Any] | None = None) -> Table:
+    t = Table(ruleset, settings=settings)
+    t.send(cmd.AddCombatant(name="A", side="a", preset=a))
+    t.send(cmd.AddCombatant(name="B", side="b", preset=b))
+    return t
+
+
+def _undo_matches_at(t: Table, events: list[ev.Event]) -> None:
+    (undone,) = events
+    assert isinstance(undone, ev.Undone)
+    assert undo_view(t.board()) == undo_view(t.board(proj=t.at(undone.to_version)))
+
+
+def test_finding_1_undo_last_step_at_a_tcs_round_start_reverts_the_whole_round_change() -> None:
+    t = _duel("d100-tcs", "duelist", "archer")
+    t.send(cmd.StartCombat(), faces=[10, 20])
+    first = t.state.game.actor
+    assert first is not None
+    t.send(cmd.EndTurn(actor=first))
+    second = t.state.game.actor
+    assert second is not None
+    before = t.version
+    opened = t.send(cmd.EndTurn(actor=second), faces=[70, 5])
+    assert any(isinstance(e, ev.RoundStarted) for e in opened)
+    undone = t.send(cmd.Undo(reason="too soon"))
+    assert undone == [ev.Undone(to_version=before, from_version=before + 1, reason="too soon")]
+    assert (t.state.game.round, t.state.game.actor) == (1, second)
+    _undo_matches_at(t, undone)
+
+
+def test_finding_2_an_undo_into_a_round_started_batch_is_refused_as_invalid() -> None:
+    t = _duel("d20-na", "milicien", "fangeux")
+    t.send(cmd.StartCombat(), faces=[10, 5])
+    start = t.version
+    while t.state.game.round < 2:
+        actor = t.state.game.actor
+        assert actor is not None
+        t.send(cmd.EndTurn(actor=actor))
+    end = t.version
+    with pytest.raises(Invalid, match="inside one command's events") as refused:
+        t.send(cmd.Undo(reason="mid", to_version=end - 1))
+    assert refused.value.code == "invalid" and str(end) in refused.value.message
+    assert t.version == end  # nothing appended
+    t.send(cmd.Undo(reason="to the start", to_version=start))
+    assert (t.state.game.round, t.state.game.actor) == (1, t.at(start).state.game.actor)
+
+
+def test_finding_3_undo_last_step_strikes_the_adjust_only_not_a_later_dispute() -> None:
+    t = _duel("plain-d100", "guard", "bandit")
+    t.send(cmd.StartCombat(), faces=[50, 20])
+    t.send(cmd.Roll(expr="1d20", purpose="luck"))
+    t.send(cmd.Adjust(combatant="c1", resource="hp", delta=-3, reason="trap"))
+    adjusted = t.version
+    t.send(cmd.Dispute(roll=t.state.ledger.rolls, reason="the die fell off"))
+    t.send(cmd.AnswerDispute(roll=t.state.ledger.rolls, answer="it stands"))
+    t.send(cmd.Undo(reason="no trap"))
+    assert t.board()["undone"] == [[adjusted, adjusted]]
+    struck = [line.version for line in t.proj.lines if line.undone is not None]
+    assert struck == [adjusted]
+    assert [d["status"] for d in t.board()["disputes"]] == ["answered"]
+
+
+def test_finding_9_undo_last_step_reverts_an_attack_with_its_automatic_turn_change() -> None:
+    t = _duel("d100-tcs", "duelist", "archer", QUIET)
+    t.send(cmd.StartCombat(), faces=[10, 20])
+    actor, target = "c1", "c2"
+    before = t.version
+    attack = t.send(cmd.Act(actor=actor, action="attack", target=target), faces=[99, 1])
+    kinds = [type(e) for e in attack]
+    assert ev.TurnEnded in kinds and ev.TurnStarted in kinds  # the turn moved on by itself
+    t.send(cmd.Undo(reason="again"))
+    assert t.state.game.actor == actor and t.state.game == t.at(before).state.game
+    assert t.state.ledger.head is not None and t.state.ledger.head.last <= before
+
+
+def test_finding_9_an_undo_to_a_version_an_earlier_undo_reverted_gives_its_board() -> None:
+    t = _duel("plain-d100", "guard", "bandit")
+    t.send(cmd.StartCombat(), faces=[50, 20])
+    t.send(cmd.Act(actor="c1", action="attack", target="c2"), faces=[10])
+    t.send(cmd.React(actor="c2", reaction="none"), faces=[4])
+    reacted = t.version
+    t.send(cmd.Undo(reason="the reaction was wrong"))
+    first_undo = t.version
+    t.send(cmd.React(actor="c2", reaction="dodge"), faces=[95, 3])
+    undone = t.send(cmd.Undo(reason="it was right", to_version=reacted))
+    assert t.state.game == t.at(reacted).state.game
+    _undo_matches_at(t, undone)
+    struck = {line.version for line in t.proj.lines if line.undone is not None}
+    assert struck and min(struck) > first_undo  # the reaction is back in effect, the dodge not
+
+
+def test_finding_9_continue_combat_in_tcs_gives_the_turn_to_the_side_left() -> None:
+    t = _duel("d100-tcs", "duelist", "archer", QUIET)
+    t.send(cmd.StartCombat(), faces=[10, 20])
+    t.send(cmd.RemoveCombatant(combatant="c2", reason="gone"))
+    assert t.board()["decided"]
+    t.send(cmd.ContinueCombat(reason="a last look around"))
+    assert t.state.game.actor == "c1" and not t.board()["decided"]
+    t.send(cmd.EndTurn(actor="c1"))
+    assert t.state.game.actor == "c1"
+
+
+def test_finding_9_continue_combat_in_d20_na_survives_the_next_end_turn() -> None:
+    t = _duel("d20-na", "milicien", "fangeux")
+    t.send(cmd.StartCombat(), faces=[10, 5])
+    t.send(cmd.RemoveCombatant(combatant="c2", reason="gone"))
+    t.send(cmd.ContinueCombat(reason="search the room"))
+    for _ in range(3):
+        actor = t.state.game.actor
+        assert actor == "c1"
+        t.send(cmd.EndTurn(actor=actor))
+    assert t.state.game.actor == "c1"
+
+
+def test_finding_9_a_fight_where_nobody_is_left_standing_is_decided() -> None:
+    t = _duel("d100-tcs", "duelist", "archer", QUIET)
+    t.send(cmd.StartCombat(), faces=[10, 20])
+    t.send(cmd.RemoveCombatant(combatant="c2", reason="gone"))
+    t.send(cmd.ContinueCombat(reason="on"))
+    t.send(cmd.RemoveCombatant(combatant="c1", reason="gone too"))
+    b = t.board()
+    assert (b["actor"], b["decided"], b["winner"]) == (None, True, None)
+
+
+def test_finding_9_a_dispute_from_an_undone_combatant_names_no_raw_id() -> None:
+    t = _duel("plain-d100", "guard", "bandit")
+    t.send(cmd.AddCombatant(name="C", side="b", preset="bandit"))
+    t.send(cmd.Roll(expr="1d6", purpose="omen"))
+    t.send(cmd.Undo(reason="no C", to_version=t.version - 2))
+    t.send(
+        cmd.Dispute(roll=1, reason="odd"), who=Principal("player", frozenset({"c3"}), "player:c3")
+    )
+    line = t.proj.lines[-1]
+    assert "c3" not in line.text and "a player" in line.text and "un joueur" in line.text_fr
+    assert t.board()["disputes"][0]["by_name"] == "a player"
