@@ -1,18 +1,60 @@
-"""Domain refusals: a machine-readable code, a sentence, and the rule id that refused."""
+"""Domain refusals carry facts, not sentences: a machine-readable code, a stable reason
+key, the rule id that refused, and the parameters the words need.
+
+The words themselves (English and French, from the same facts) live in one room,
+projections/words/refusals.py; the domain stays free of sentences. A parameter given as
+a combatant (anything with an `id` and a `name`) is kept as its id, and its name is kept
+beside it in `names`, so the words can name it as the state knew it when it refused.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["Forbidden", "Invalid", "NotFound", "Refused", "RuleViolation"]
+
+
+def _facts(reason: str, params: Mapping[str, Any], rule: str | None) -> str:
+    """The facts as one plain line ("not_turn_of actor=c2 (RK-3)") for logs and str()."""
+    args = " ".join(f"{k}={v!r}" for k, v in params.items())
+    return " ".join(x for x in (reason, args, f"({rule})" if rule else "") if x)
+
 
 class Refused(Exception):
-    """A command the domain will not accept. Nothing is appended for it."""
+    """A command the domain will not accept. Nothing is appended for it.
+
+    `Refused(code, rule=..., reason=..., params=...)` is the form of the rule systems;
+    `message` is only for refusals raised outside the domain's words (a replayed outcome,
+    a server failure) and for the validation texts of `Invalid` that name a field.
+    """
 
     status = 409
 
-    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        code: str,
+        message: str = "",
+        rule: str | None = None,
+        *,
+        reason: str = "",
+        params: Mapping[str, Any] | None = None,
+        names: Mapping[str, str] | None = None,
+    ) -> None:
         self.code = code
-        self.message = message
         self.rule = rule
+        self.reason = reason or code
+        self.params: dict[str, Any] = {}
+        self.names: dict[str, str] = dict(names or {})
+        for key, value in (params or {}).items():
+            if hasattr(value, "id") and hasattr(value, "name"):
+                self.params[key], self.names[key] = value.id, value.name
+            else:
+                self.params[key] = value
+        self.message = message or _facts(self.reason, self.params, rule)
+        if code == "rule_violation":
+            self.status = 422  # whichever constructor says it (issue 22 finding 3)
+        super().__init__(self.message)
 
 
 class Invalid(Refused):
@@ -20,8 +62,15 @@ class Invalid(Refused):
 
     status = 422
 
-    def __init__(self, message: str, rule: str | None = None) -> None:
-        super().__init__("invalid", message, rule)
+    def __init__(
+        self,
+        message: str = "",
+        rule: str | None = None,
+        *,
+        reason: str = "",
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__("invalid", message, rule, reason=reason, params=params)
 
 
 class Forbidden(Refused):
@@ -29,8 +78,15 @@ class Forbidden(Refused):
 
     status = 403
 
-    def __init__(self, message: str, rule: str | None = None) -> None:
-        super().__init__("forbidden", message, rule)
+    def __init__(
+        self,
+        message: str = "",
+        rule: str | None = None,
+        *,
+        reason: str = "",
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__("forbidden", message, rule, reason=reason, params=params)
 
 
 class NotFound(Refused):
@@ -38,8 +94,10 @@ class NotFound(Refused):
 
     status = 404
 
-    def __init__(self, message: str) -> None:
-        super().__init__("not_found", message)
+    def __init__(
+        self, message: str = "", *, reason: str = "", params: Mapping[str, Any] | None = None
+    ) -> None:
+        super().__init__("not_found", message, reason=reason, params=params)
 
 
 class RuleViolation(Refused):
@@ -51,7 +109,12 @@ class RuleViolation(Refused):
     a third stat at EX, a spell the caster does not know) is `rule_violation`.
     """
 
-    status = 422
-
-    def __init__(self, message: str, rule: str) -> None:
-        super().__init__("rule_violation", message, rule)
+    def __init__(
+        self,
+        message: str = "",
+        rule: str | None = None,
+        *,
+        reason: str = "",
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__("rule_violation", message, rule, reason=reason, params=params)

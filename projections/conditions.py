@@ -27,10 +27,10 @@ def until_words(rounds: int | None, until: str) -> tuple[str, str]:
             "until the start of its next turn" if start else "until the end of its turn",
             "jusqu'au début de son prochain tour" if start else "jusqu'à la fin de son tour",
         )
-    edge, edge_fr = ("start", "début") if start else ("end", "fin")
+    edge, edge_fr = ("start", "au début") if start else ("end", "à la fin")
     return (
         f"for {rounds} turns (ends at the {edge} of its turn)",
-        f"pendant {rounds} tours (finit au {edge_fr} de son tour)",
+        f"pendant {rounds} tours (finit {edge_fr} de son tour)",
     )
 
 

@@ -50,6 +50,7 @@ _WORDS = {
         "undone": "undone",
         "roll": "roll",
         "standing": "Where the fight stands",
+        "colon": ":",
         "encounter": "Encounter",
         "side": "side",
     },
@@ -60,7 +61,8 @@ _WORDS = {
         "out": "hors de combat",
         "undone": "annulé",
         "roll": "jet",
-        "standing": "Où en est le combat ",
+        "standing": "Où en est le combat",
+        "colon": " :",
         "encounter": "Rencontre",
         "side": "camp",
     },
@@ -392,7 +394,11 @@ def _text(proj: Projection, lines: Sequence[LogLine], post: Post) -> str:
         out.append(f"  {said_}")
     standings = _standings(proj, post)
     if standings:
-        out += ["", f"{_WORDS[post.lang]['standing']}:", *(f"  {_line(s)}" for s in standings)]
+        out += [
+            "",
+            f"{_WORDS[post.lang]['standing']}{_WORDS[post.lang]['colon']}",
+            *(f"  {_line(s)}" for s in standings),
+        ]
     return "\n".join(out) + "\n"
 
 

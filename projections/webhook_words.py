@@ -10,6 +10,7 @@ from __future__ import annotations
 from domain import events as ev
 from domain.state import EncounterState
 from projections.log import principal
+from projections.words.french import de
 
 KINDS = ("turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed")
 
@@ -32,7 +33,7 @@ def message(
     match event:
         case ev.TurnStarted(actor=actor):
             who = _name(state, actor)
-            text = f"c'est au tour de {who}" if fr else f"it is {who}'s turn"
+            text = f"c'est au tour {de(who)}" if fr else f"it is {who}'s turn"
             return "turn_started", f"{title}{sep}{text}.", actor
         case ev.ReactionAwaited(attacker=attacker, target=target):
             a, t = _name(state, attacker), _name(state, target)

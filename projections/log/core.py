@@ -27,6 +27,7 @@ from domain.state import EncounterState
 from domain.terms import ActionSpec
 from projections import conditions
 from projections import ranks_seals_words as seals
+from projections.words.french import de
 
 __all__ = [
     "LogLine",
@@ -133,8 +134,8 @@ class Narrator:
     round_word: tuple[str, str] = ("Round", "Round")
 
     def turn(self, who: str, phase: str) -> tuple[str, str]:
-        """A turn's heading: "Ana's turn", "Tour de Ana" (with its phase if it has one)."""
-        en, fr = f"{who}'s turn", f"Tour de {who}"
+        """A turn's heading: "Ana's turn", "Tour d'Ana" (with its phase if it has one)."""
+        en, fr = f"{who}'s turn", f"Tour {de(who)}"
         p_en, p_fr = self.phase(phase)
         if p_en:
             en, fr = f"{en} ({p_en})", f"{fr} ({p_fr})"
@@ -439,13 +440,13 @@ def _changed(e: ev.ResourceChanged, w: Words) -> Said:
     secret = w.secret(cid, e.resource)
     if e.by_gm:
         en = f"GM sets {who}'s {res}: {before} -> {e.value} ({e.reason})"
-        fr = f"Le MJ fixe {res_fr} de {who} : {before} -> {e.value} ({e.reason})"
+        fr = f"Le MJ fixe {res_fr} {de(who)} : {before} -> {e.value} ({e.reason})"
     elif e.resource == seals.RESOURCE and e.rule == "RK-39" and e.delta < 0:
         en, fr = seals.seal_spent(who, e.value)
     elif secret:  # the GM's line: the change itself is in the public line that caused it
         en, fr = (
             f"{who}'s {res}: {before} -> {e.value}",
-            f"{res_fr} de {who} : {before} -> {e.value}",
+            f"{res_fr} {de(who)} : {before} -> {e.value}",
         )
     elif e.delta < 0:
         en = f"{who} loses {-e.delta} {res}, {res} {before} -> {e.value}"

@@ -10,6 +10,7 @@ from domain import events as ev
 from domain.rules.d20_na import payloads
 from domain.rules.d20_na.tables import zone_en
 from projections.log.core import Narrator, Said, Vocab, Words
+from projections.words.french import de
 
 __all__ = ["D20Na", "terms"]
 
@@ -111,7 +112,7 @@ class D20Na(Narrator):
             return purpose, f"relance de la main gauche contre {who}"
         if purpose.endswith(" damage"):
             weapon = purpose.removesuffix(" damage")
-            return purpose, f"dégâts de {weapon}"
+            return purpose, f"dégâts {de(weapon)}"
         return super().purpose(purpose, w)
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:

@@ -9,6 +9,7 @@ from typing import ClassVar
 from domain import events as ev
 from domain.rules.ranks import payloads
 from projections.log.core import Narrator, Said, Vocab, Words
+from projections.words.french import de, plural
 
 __all__ = ["Ranks"]
 
@@ -75,7 +76,7 @@ class Ranks(Narrator):
             )
         if purpose.startswith("block ") and purpose.endswith("'s flight"):
             who = purpose.removeprefix("block ").removesuffix("'s flight")
-            return purpose, f"contrer la fuite de {who}"
+            return purpose, f"contrer la fuite {de(who)}"
         return super().purpose(purpose, w)
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
@@ -88,9 +89,10 @@ class Ranks(Narrator):
             luck = payloads.decode(e.detail, payloads.Luck)
             return Said(
                 f"{a} rolls the Luck die: {luck.roll} against {luck.threshold}{crit[0]}, "
-                f"{luck.delta:+d} to the next roll ({luck.uses_left} uses left)",
+                f"{luck.delta:+d} to the next roll "
+                f"({luck.uses_left} use{'s' * (luck.uses_left != 1)} left)",
                 f"{a} lance le jet de Chance : {luck.roll} pour {luck.threshold}{crit[1]}, "
-                f"{luck.delta:+d} au prochain jet ({luck.uses_left} restants)",
+                f"{luck.delta:+d} au prochain jet ({plural(luck.uses_left, 'restant')})",
                 actor=e.actor,
                 outcome=e.outcome,
                 absorbs=True,
@@ -164,7 +166,7 @@ class Ranks(Narrator):
             if e.outcome == "blocked":
                 return Said(
                     f"{b} blocks {f}'s flight ({fl.roll} against {fl.threshold})",
-                    f"{b} contre la fuite de {f} ({fl.roll} pour {fl.threshold})",
+                    f"{b} contre la fuite {de(f)} ({fl.roll} pour {fl.threshold})",
                     actor=e.actor,
                     outcome=e.outcome,
                     absorbs=True,
@@ -244,7 +246,7 @@ def _defense(e: ev.ReactionResolved, d: payloads.Defense, b: str, w: Words) -> t
     who = b
     if e.outcome.startswith("intercepted"):
         attacker = w.name(d.attacker)
-        en, fr = f"{who} intercepts {attacker}'s blow", f"{who} intercepte le coup de {attacker}"
+        en, fr = f"{who} intercepts {attacker}'s blow", f"{who} intercepte le coup {de(attacker)}"
         if d.roll is None:
             return en, fr
         who, fr_who = f"{en} and", f"{fr} et"

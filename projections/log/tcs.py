@@ -9,6 +9,7 @@ from typing import ClassVar
 from domain import events as ev
 from domain.rules.tcs import payloads
 from projections.log.core import Narrator, Said, Vocab, Words
+from projections.words.french import de
 
 __all__ = ["Tcs"]
 
@@ -98,7 +99,7 @@ class Tcs(Narrator):
                 en = f"{a} prepares {d.spell} ({d.left} more action(s))"
                 fr = f"{a} prépare {d.spell} (encore {d.left} action(s))"
             elif e.outcome == "void":
-                en, fr = f"{a} loses the target of {d.spell}", f"{a} perd la cible de {d.spell}"
+                en, fr = f"{a} loses the target of {d.spell}", f"{a} perd la cible {de(d.spell)}"
             else:
                 why = _REASONS.get(d.reason, (d.reason, d.reason))
                 en, fr = (
@@ -139,7 +140,7 @@ class Tcs(Narrator):
                 )
             return Said(
                 f"{a} loses track of {b}",
-                f"{a} perd la trace de {b}",
+                f"{a} perd la trace {de(b)}",
                 actor=e.actor,
                 outcome=e.outcome,
                 absorbs=True,

@@ -45,7 +45,7 @@ WHY = {
     403: "the token's role may not do this",
     404: "no such encounter, War, roll or rule",
     405: "another method is served here",
-    409: "refused by the state: a rule, a turn, a budget, a concurrent change",
+    409: "refused by the state: a turn, a budget, a limit, a concurrent change",
     413: "the body is over 1 MiB",
     422: "a body or value the server does not take (`invalid`), or a rule that refuses"
     " it (`rule_violation`, with the rule id)",

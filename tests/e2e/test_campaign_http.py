@@ -265,7 +265,7 @@ def test_malformed_or_refused_war_commands_append_nothing(api: Api) -> None:
     assert (r.status_code, r.json()["error"]["code"]) == (400, "invalid")
     # Well-formed but refused by the rules: the rule id comes back.
     r = w.command({"type": "transfer_mana", "giver": j1, "receiver": j2, "amount": 5})
-    assert r.status_code == 409 and r.json()["error"]["rule"] == "RK-30"
+    assert r.status_code == 422 and r.json()["error"]["rule"] == "RK-30"
     r = w.command({"type": "enroll", "name": "X", "sheet": master(STR="EX", END="EX")})
     assert (r.status_code, r.json()["error"]["rule"]) == (422, "RK-31")
     r = w.command({"type": "transfer_mana", "giver": "p9", "receiver": j2, "amount": 5})
@@ -320,7 +320,7 @@ def test_carry_back_needs_a_closed_encounter_of_this_war(api: Api) -> None:
     w, _, _ = j1_and_j2(api)
     made = w.open_encounter()
     r = w.command({"type": "carry_back", "encounter": made["id"]})
-    assert (r.status_code, r.json()["error"]["code"]) == (409, "rule_violation")
+    assert (r.status_code, r.json()["error"]["code"]) == (422, "rule_violation")
     elsewhere = api.create("ranks-d100")
     r = w.command({"type": "carry_back", "encounter": elsewhere["id"]})
     assert (r.status_code, r.json()["error"]["code"]) == (422, "invalid")

@@ -354,8 +354,8 @@ def test_NA_32_a_ranged_attack_cannot_be_dodged(api: Api) -> None:
     events = table.act(a, "shoot", b, [5])
     assert of(events, "reaction_awaited")[0]["options"] == ["parry", "none"]
     body = {"type": "react", "actor": b, "reaction": "dodge"}
-    table.refused(body | {"dice": [1]}, 409, "rule_violation", "NA-32")
-    table.refused(body, 409, "rule_violation", "NA-32", token=table.players[b])
+    table.refused(body | {"dice": [1]}, 422, "rule_violation", "NA-32")
+    table.refused(body, 422, "rule_violation", "NA-32", token=table.players[b])
     events = table.react(b, "parry", token=table.players[b])  # the shield may still parry
     assert of(events, "reaction_resolved")
 
@@ -378,6 +378,6 @@ def test_NA_8_no_charge_while_engaged_in_melee(api: Api) -> None:
     table.act(a, "attack", b, [20])
     table.end(b)
     assert table.actor == a
-    table.refused(Table._act(a, "charge", b, {}), 409, "rule_violation", "NA-8")
+    table.refused(Table._act(a, "charge", b, {}), 422, "rule_violation", "NA-8")
     legal = {x["action"]: x for x in table.board()["legal"][a]}  # what the console offers
     assert (legal["charge"]["enabled"], legal["charge"]["rule"]) == (False, "NA-8")

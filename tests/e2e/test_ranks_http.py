@@ -73,11 +73,13 @@ class Table:
         damage: int = self.board()["pending"][0]["damage"]
         return damage
 
-    def refused(self, body: dict[str, Any], *dice: int, status: int = 409) -> dict[str, Any]:
-        """The command is refused with a rule id, and the stream does not move."""
+    def refused(self, body: dict[str, Any], *dice: int, status: int = 0) -> dict[str, Any]:
+        """The command is refused with a rule id, and the stream does not move; a
+        rule_violation is 422 and the state's other refusals 409, unless `status` says."""
         before = version_of(self.api, self.id)
         r = self.api.command(self.id, self.gm, {**body, **({"dice": list(dice)} if dice else {})})
-        assert r.status_code == status, r.text
+        code = r.json()["error"]["code"]
+        assert r.status_code == (status or (422 if code == "rule_violation" else 409)), r.text
         assert version_of(self.api, self.id) == before
         error: dict[str, Any] = r.json()["error"]
         return error
