@@ -67,6 +67,7 @@ from server.services.metrics import Metrics
 from server.services.wars import settling
 from server.store import db
 from server.store.postgres import PostgresEventStore
+from server.store.settings import DbSettings
 from server.webhooks.delivery import Settings as WebhookSettings
 from server.webhooks.delivery import Webhooks
 
@@ -316,18 +317,24 @@ async def asyncapi_json(request: Request) -> Response:
 
 
 def create_app(
-    database_url: str | None = None, home: Path | None = None, create_rate: int | None = None
+    database_url: str | None = None,
+    home: Path | None = None,
+    create_rate: int | None = None,
+    db_settings: DbSettings | None = None,
 ) -> Starlette:
     """The app; `create_rate` is creations per minute per client address (None: from
-    $FRACAS_CREATE_RATE, else 60; 0: no limit)."""
+    $FRACAS_CREATE_RATE, else 60; 0: no limit); `db_settings`: pool, timeouts, LISTEN URL
+    (None: from the environment, server/store/settings.py)."""
     per_minute = ratelimit.configured(create_rate)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         url, stop = db.resolve_database_url(database_url, home)
-        pool = await db.open_app_pool(url)
+        settings = db_settings or DbSettings.resolve()
+        pool = await db.open_app_pool(url, settings)
         try:
-            store = PostgresEventStore(pool, notify_dsn=url)
+            listen = settings.listen_url or url
+            store = PostgresEventStore(pool, notify_dsn=listen, settings=settings)
             app.state.metrics = Metrics()
             app.state.service = EncounterService(store, app.state.metrics)
             app.state.hub = Hub(store, app.state.metrics)

@@ -55,6 +55,12 @@ class ConcurrencyError(Exception):
         self.actual = actual
 
 
+class Unavailable(ConnectionError):
+    """The database cannot serve this now (no host reachable in time, or only a read-only
+    one: a standby, a failed-over primary): try again shortly. A ConnectionError, so every
+    boundary that answers 503 for a lost connection answers 503 for it too."""
+
+
 class NewEvent(msgspec.Struct, frozen=True):
     """An event to append: its snake_case type tag and its data (JSON values, no floats)."""
 

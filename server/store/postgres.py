@@ -26,10 +26,12 @@ import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
 from domain.chain import GENESIS, chain_rows
+from server.store.db import connect_hosts
 from server.store.listen import Conn as _Conn
 from server.store.listen import Subscription, as_conn
 from server.store.port import ConcurrencyError, EventStore, NewEvent, Recorded, Tx, Wakes
 from server.store.postgres_tables import PostgresTables
+from server.store.settings import DbSettings
 
 log = logging.getLogger(__name__)
 
@@ -117,9 +119,17 @@ class PostgresEventStore(PostgresTables):
     call, never a wrong hash: the row at a given version never changes.
     """
 
-    def __init__(self, pool: asyncpg.Pool[Any], notify_dsn: str | None = None) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool[Any],
+        notify_dsn: str | None = None,
+        settings: DbSettings | None = None,
+    ) -> None:
+        """`notify_dsn`: where the LISTEN connections go, direct (never through a
+        transaction pooler); None: on connections borrowed from the pool."""
         self._pool = pool
         self._notify_dsn = notify_dsn
+        self._settings = settings or DbSettings()
         self._heads: dict[str, tuple[int, str]] = {}
         self._notifier = Notifier(pool)
         self._in_flight = 0  # appends of this store whose transaction has not ended
@@ -296,10 +306,10 @@ class PostgresEventStore(PostgresTables):
     def subscribe(self, *, tick: float = 1.0) -> Subscription:
         """Wake-ups on every append (LISTEN), plus one every `tick` seconds as a safety net."""
         if self._notify_dsn is not None:
-            dsn = self._notify_dsn
+            dsn, settings = self._notify_dsn, self._settings
 
             async def connect() -> _Conn:
-                return await asyncpg.connect(dsn)
+                return await connect_hosts(dsn, settings)
 
             async def release(conn: _Conn) -> None:
                 await conn.close(timeout=2)

@@ -18,6 +18,7 @@ import asyncpg
 import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
+from server.store.db import connect_hosts
 from server.store.listen import Conn, as_conn
 from server.store.port import (
     Alive,
@@ -34,6 +35,7 @@ from server.store.port import (
     WebhookConfig,
     WebhookHead,
 )
+from server.store.settings import DbSettings
 
 REVOKED = "fracas_tokens"  # NOTIFY channel: payload = the revoked token's public id
 
@@ -120,6 +122,7 @@ class PostgresTables:
 
     _pool: asyncpg.Pool[Any]
     _notify_dsn: str | None
+    _settings: DbSettings
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:
@@ -196,7 +199,7 @@ class PostgresTables:
 
         pooled: PoolConnectionProxy[Any] | None = None
         if self._notify_dsn is not None:
-            conn: Conn = await asyncpg.connect(self._notify_dsn)
+            conn: Conn = await connect_hosts(self._notify_dsn, self._settings)
         else:
             conn = pooled = await self._pool.acquire()
         try:
