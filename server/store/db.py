@@ -124,7 +124,14 @@ def _ident(name: str) -> str:
 
 
 class NoHostAvailable(Unavailable):
-    """No host of the URL could be connected to as asked (down, frozen, read-only)."""
+    """No host of a multi-host URL could be connected to as asked (down, frozen,
+    read-only); its strerror says why, host by host (never a password)."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__(0, "no usable host (" + "; ".join(reasons) + ")")
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 def hosts_of(url: str) -> list[str]:
@@ -166,8 +173,14 @@ async def connect_hosts(
     kwargs.setdefault("command_timeout", s.command_timeout)
     given = kwargs.pop("server_settings", None) or {}
     server_settings = {"application_name": s.application_name, **given}
+    hosts = hosts_of(url)
+    if len(hosts) == 1:  # its own errors, as asyncpg raises them
+        one: asyncpg.Connection[Any] = await asyncpg.connect(
+            url, timeout=s.connect_timeout, server_settings=server_settings, **kwargs
+        )
+        return one
     reasons: list[str] = []
-    for host in hosts_of(url):
+    for host in hosts:
         try:
             conn: asyncpg.Connection[Any] = await asyncpg.connect(
                 host, timeout=s.connect_timeout, server_settings=server_settings, **kwargs
@@ -177,7 +190,7 @@ async def connect_hosts(
             reasons.append(f"{_place(host)}: {_reason(e)}")
         except asyncpg.CannotConnectNowError as e:  # starting up, shutting down, recovering
             reasons.append(f"{_place(host)}: {e.sqlstate}")
-    raise NoHostAvailable("no usable database host (" + "; ".join(reasons) + ")")
+    raise NoHostAvailable(reasons)
 
 
 def _place(url: str) -> str:
