@@ -6,6 +6,7 @@ database is back. Each test runs real `fracas serve` processes on throwaway clus
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -86,7 +87,7 @@ def test_a_frozen_first_host_costs_one_connect_timeout_then_the_second_host_serv
         assert startup < 20, f"serve took {startup:.1f} s to answer"
         fight = setup_fight(api)
         for i in range(5):
-            r, took = timed(lambda i=i: api.command(fight["id"], fight["gm"], roll(f"r{i}")))
+            r, took = timed(functools.partial(api.command, fight["id"], fight["gm"], roll(f"r{i}")))
             assert r.status_code == 200, r.text
             assert took < CONNECT + SLACK
         print(f"startup through a frozen first host: {startup:.1f} s")

@@ -42,7 +42,7 @@ def as_postgres(cmd: list[str]) -> list[str]:
 
 
 def have_postgres_binaries() -> bool:
-    return (PG_BIN / "initdb").exists() and (os.geteuid() != 0 or shutil.which("runuser"))
+    return (PG_BIN / "initdb").exists() and (os.geteuid() != 0 or bool(shutil.which("runuser")))
 
 
 def scratch(prefix: str) -> Path:
