@@ -107,9 +107,18 @@ class WsError(msgspec.Struct, tag_field="type", tag="error"):
     error: WsErrorBody
 
 
-WsServerMessage = WsSnapshot | WsUpdate | WsPong | WsError
+class WsReset(msgspec.Struct, tag_field="type", tag="reset"):
+    """The store was behind what this connection was sent (a database restored, or an
+    asynchronous failover): the board at the store's `version`, from which versions
+    increase again; a `patch=1` connection's next patch starts from this board."""
+
+    version: int
+    board: dict[str, Any]
+
+
+WsServerMessage = WsSnapshot | WsUpdate | WsReset | WsPong | WsError
 # What a connection that asked for `patch=1` receives (WS /ws/encounters/{id} only).
-WsPatchServerMessage = WsSnapshot | WsPatchUpdate | WsPong | WsError
+WsPatchServerMessage = WsSnapshot | WsPatchUpdate | WsReset | WsPong | WsError
 
 
 _ws_decoder = msgspec.json.Decoder(WsMessage)
@@ -144,7 +153,9 @@ async def ws_encounter(websocket: WebSocket) -> None:
     stream = stream_of(eid)
     patch = raw_patch == "1"
     watcher = Watcher(
-        websocket, patch_view(who) if patch else view_role(who), patch=patch,
+        websocket,
+        patch_view(who) if patch else view_role(who),
+        patch=patch,
         direct=direct(websocket.scope),
     )
     await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)

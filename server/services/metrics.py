@@ -14,6 +14,7 @@ class Metrics:
         self.appends = 0
         self.events = 0
         self.conflicts = 0
+        self.history_resets = 0  # caches dropped: the database was behind them
         self.refusals: Counter[str] = Counter()
         self.commands: Counter[str] = Counter()
         self.ws_connections = 0
@@ -39,6 +40,8 @@ class Metrics:
             f"fracas_events_appended_total {self.events}",
             "# TYPE fracas_append_conflicts_total counter",
             f"fracas_append_conflicts_total {self.conflicts}",
+            "# TYPE fracas_history_resets_total counter",
+            f"fracas_history_resets_total {self.history_resets}",
             "# TYPE fracas_websocket_connections gauge",
             f"fracas_websocket_connections {self.ws_connections}",
             "# TYPE fracas_websocket_dropped_total counter",
