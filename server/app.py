@@ -50,6 +50,7 @@ from server.http.errors import (
     on_starlette_http,
     on_unavailable,
     on_validation,
+    unavailable_response,
 )
 from server.http.log import routes as log_routes
 from server.http.requests import bearer, body_of, caller, limit_creation, service
@@ -291,6 +292,17 @@ async def healthz(request: Request) -> Response:
     return json_response({"status": "ok", "database": "ok"})
 
 
+async def readyz(request: Request) -> Response:
+    """For load balancers: 200 only when this instance can commit a write now (not on a
+    standby, a read-only server, or a primary whose synchronous standby is gone)."""
+    try:
+        await service(request).store.writable()
+    except Exception as e:  # any failure to commit means not ready
+        log.warning("readyz: cannot commit a write: %r", e)
+        return unavailable_response()
+    return json_response({"status": "ready", "database": "writable"})
+
+
 async def metrics(request: Request) -> Response:
     return PlainTextResponse(
         request.app.state.metrics.render(), media_type="text/plain; version=0.0.4"
@@ -381,6 +393,7 @@ def create_app(
         Route("/asyncapi.json", asyncapi_json),
         Route("/docs", docs),
         Route("/healthz", healthz),
+        Route("/readyz", readyz),
         Route("/metrics", metrics),
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),
         WebSocketRoute("/ws/campaigns/{id}", ws_campaign),

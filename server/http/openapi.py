@@ -200,6 +200,8 @@ OPS: tuple[Op, ...] = (
        errors=(401, 403, 404, *DOWN)),
     Op("get", "/healthz", "healthz", "Liveness with a database check", "operations",
        {200: t.Health, 503: t.Health}),
+    Op("get", "/readyz", "readyz", "Ready to commit a write now (for load balancers)",
+       "operations", {200: t.Readiness}, errors=DOWN),
     Op("get", "/metrics", "metrics", "Prometheus text", "operations", {200: TEXT}),
     Op("get", "/openapi.json", "openapi", "This document", "operations", {200: dict[str, Any]}),
     Op("get", "/asyncapi.json", "asyncapi", "The websocket as AsyncAPI 3", "operations",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Callable
@@ -43,14 +44,55 @@ def resolve_database_url(
 async def apply_schema(
     target: asyncpg.Pool[Any] | asyncpg.Connection[Any] | PoolConnectionProxy[Any],
 ) -> None:
-    """Run schema.sql in one transaction (idempotent; safe from two processes at once)."""
+    """Run schema.sql in one transaction (idempotent; safe from two processes at once),
+    and note its digest (`schema_is_current`)."""
     sql = SCHEMA_PATH.read_text(encoding="utf-8")
     if isinstance(target, asyncpg.Pool):
         async with target.acquire() as conn, conn.transaction():
-            await conn.execute(sql)
+            await conn.execute(sql + ";\n" + _SQL_SCHEMA_MARKER)
+            await conn.execute(_SQL_NOTE_SCHEMA, schema_digest())
     else:
         async with target.transaction():
-            await target.execute(sql)
+            await target.execute(sql + ";\n" + _SQL_SCHEMA_MARKER)
+            await target.execute(_SQL_NOTE_SCHEMA, schema_digest())
+
+
+# Two small tables of this adapter's own, beside schema.sql (which others edit):
+# - which schema.sql a database was last brought to, so a start that finds it current
+#   writes nothing (the server may then start on a replica); readable by the URL's user;
+# - one row /readyz rewrites: a write whose commit waits for synchronous standbys as any
+#   command's does (a transaction id alone writes no WAL, and its commit waits for none).
+_SQL_SCHEMA_MARKER = """
+CREATE TABLE IF NOT EXISTS fracas_schema_applied (
+  digest     text PRIMARY KEY,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS fracas_ready (
+  id int PRIMARY KEY CHECK (id = 1),
+  at timestamptz NOT NULL
+);
+DO $$
+BEGIN
+  IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'fracas_app') THEN
+    GRANT SELECT, INSERT, UPDATE ON fracas_ready TO fracas_app;
+  END IF;
+END;
+$$"""
+_SQL_NOTE_SCHEMA = "INSERT INTO fracas_schema_applied (digest) VALUES ($1) ON CONFLICT DO NOTHING"
+_SQL_SCHEMA_CURRENT = "SELECT EXISTS (SELECT 1 FROM fracas_schema_applied WHERE digest = $1)"
+
+
+def schema_digest() -> str:
+    """What a start compares: schema.sql and this module's own tables, together."""
+    return hashlib.sha256(SCHEMA_PATH.read_bytes() + _SQL_SCHEMA_MARKER.encode()).hexdigest()
+
+
+async def schema_is_current(conn: asyncpg.Connection[Any] | PoolConnectionProxy[Any]) -> bool:
+    """Whether this very schema.sql was applied to the database (a read only)."""
+    try:
+        return bool(await conn.fetchval(_SQL_SCHEMA_CURRENT, schema_digest()))
+    except asyncpg.UndefinedTableError:
+        return False
 
 
 async def create_pool(
@@ -344,7 +386,8 @@ async def open_app_pool(url: str, settings: DbSettings | None = None) -> Pool:
     s = settings or DbSettings.resolve()
     owner = await connect_hosts(url, s)
     try:
-        await apply_schema(owner)
+        if not await schema_is_current(owner):
+            await apply_schema(owner)
         role = s.app_role
         can = bool(role) and await owner.fetchval(
             "SELECT pg_has_role(current_user, $1, 'MEMBER') FROM pg_roles WHERE rolname = $1",

@@ -315,6 +315,12 @@ class SideTables(Protocol):
         """Return if the store answers; raise (the driver's error) if it does not."""
         ...
 
+    async def writable(self) -> None:
+        """Return once a write can be committed now; else raise Unavailable (a standby,
+        a read-only server) or TimeoutError (a commit that waits, e.g. for a lost
+        synchronous standby)."""
+        ...
+
     # --- tokens (stored as hashes only) -----------------------------------------------
     async def add_token(
         self,

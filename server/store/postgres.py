@@ -38,7 +38,7 @@ from server.store.port import (
     Tx,
     Wakes,
 )
-from server.store.postgres_tables import PostgresTables
+from server.store.postgres_tables import PostgresTables, Touches
 from server.store.settings import DbSettings
 
 log = logging.getLogger(__name__)
@@ -144,6 +144,7 @@ class PostgresEventStore(PostgresTables):
         self._pool = pool
         self._notify_dsn = notify_dsn
         self._settings = settings or DbSettings()
+        self.touches = Touches(pool)
         self._heads: dict[str, tuple[int, str]] = {}
         self._notifier = Notifier(pool)
         self._in_flight = 0  # appends of this store whose transaction has not ended

@@ -172,6 +172,7 @@ def test_a_server_turned_read_only_answers_writes_503_reads_200_and_writes_again
             time.sleep(0.2)
         assert "read-only" in log.read_text(errors="replace")
         assert api.board(eid)["version"] >= 4  # reads still served
+        assert_unavailable(api.http.get("/readyz"))
         assert "Traceback" not in log.read_text(errors="replace")
 
         pg.sql("ALTER DATABASE fracas RESET default_transaction_read_only")
@@ -199,6 +200,10 @@ def test_a_stalled_synchronous_standby_is_answered_503_within_the_command_timeou
         assert_unavailable(r)
         assert took < COMMAND + SLACK, f"answered after {took:.1f} s"
         assert api.board(eid)["version"] >= 4  # reads do not wait for the standby
+        ready, took = timed(lambda: api.http.get("/readyz"))
+        assert_unavailable(ready)  # a load balancer takes this instance out
+        assert took < COMMAND + SLACK
+        assert api.http.get("/healthz").status_code == 200  # alive all the same
 
         pg.sql("ALTER SYSTEM RESET synchronous_standby_names")
         pg.sql("SELECT pg_reload_conf()")
