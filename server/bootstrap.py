@@ -94,6 +94,26 @@ def _why(error: OSError | TimeoutError) -> str:
     return error.strerror or type(error).__name__
 
 
+async def migrate(url: str | None) -> str:
+    """`fracas migrate`: bring the database to this schema.sql; what was done, in words."""
+    import asyncpg
+
+    from server.store import db
+
+    resolved, stop = db.resolve_database_url(url, fracas_home())
+    try:
+        applied = await db.migrate(resolved)
+    except (OSError, TimeoutError) as e:
+        raise UserError(f"cannot reach PostgreSQL at {where(resolved, False)}: {_why(e)}") from None
+    except asyncpg.PostgresError as e:
+        raise UserError(f"PostgreSQL at {where(resolved)} refused the schema: {e}") from None
+    finally:
+        if stop is not None:
+            stop()
+    done = "schema applied" if applied else "schema already current"
+    return f"{done}: PostgreSQL at {where(resolved)}"
+
+
 async def check_reachable(url: str, settings: Any = None) -> None:
     """Connect once (schema applied) and close, or a UserError saying why not."""
     pool = await open_pool(url, settings)

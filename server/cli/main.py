@@ -24,6 +24,7 @@ from server.bootstrap import (
     data_location,
     db_settings,
     fracas_home,
+    migrate,
     with_service,
 )
 from server.cli.demo import demo, server_url
@@ -95,6 +96,11 @@ def _announce(args: argparse.Namespace, settings: Any) -> None:
         asyncio.run(check_reachable(url, settings))
     print(f"Fracas on http://{args.host}:{args.port}/", flush=True)
     print(f"data: {data_location(args.database_url)}", flush=True)
+
+
+def migrate_cmd(args: argparse.Namespace) -> int:
+    print(asyncio.run(migrate(args.database_url)))
+    return 0
 
 
 def encounter_id(raw: str) -> str:
@@ -305,6 +311,8 @@ def parser() -> argparse.ArgumentParser:
     )
     _database_flags(s)
     s.set_defaults(run=serve)
+    g = with_db(sub.add_parser("migrate", help="apply schema.sql to the database if needed"))
+    g.set_defaults(run=migrate_cmd)
     d = sub.add_parser("demo", help="create a ready encounter on a running server, print its links")
     d.add_argument(
         "--ruleset",

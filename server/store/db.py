@@ -59,7 +59,8 @@ async def apply_schema(
 
 # Two small tables of this adapter's own, beside schema.sql (which others edit):
 # - which schema.sql a database was last brought to, so a start that finds it current
-#   writes nothing (the server may then start on a replica); readable by the URL's user;
+#   writes nothing (the server may then start on a replica, or as a login role with only
+#   fracas_app's rights, e.g. behind a transaction pooler);
 # - one row /readyz rewrites: a write whose commit waits for synchronous standbys as any
 #   command's does (a transaction id alone writes no WAL, and its commit waits for none).
 _SQL_SCHEMA_MARKER = """
@@ -75,6 +76,7 @@ DO $$
 BEGIN
   IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'fracas_app') THEN
     GRANT SELECT, INSERT, UPDATE ON fracas_ready TO fracas_app;
+    GRANT SELECT ON fracas_schema_applied TO fracas_app;
   END IF;
 END;
 $$"""
@@ -374,6 +376,18 @@ def url_with_database(url: str, database: str) -> str:
     """The same server URL pointing at another database."""
     parts = urlsplit(url)
     return urlunsplit(parts._replace(path="/" + database))
+
+
+async def migrate(url: str, settings: DbSettings | None = None) -> bool:
+    """Apply schema.sql as the URL's user unless it is current; whether it was applied."""
+    owner = await connect_hosts(url, settings or DbSettings.resolve())
+    try:
+        if await schema_is_current(owner):
+            return False
+        await apply_schema(owner)
+        return True
+    finally:
+        await owner.close()
 
 
 async def open_app_pool(url: str, settings: DbSettings | None = None) -> Pool:

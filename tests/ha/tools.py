@@ -216,3 +216,65 @@ def wait_until(cond: Callable[[], object], what: str, bound: float = 30.0) -> No
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up waiting for {what}")
         time.sleep(0.05)
+
+
+class Bouncer:
+    """A throwaway PgBouncer in transaction mode in front of `cluster`'s `database`."""
+
+    def __init__(
+        self,
+        root: Path,
+        cluster: Cluster,
+        database: str,
+        pool_size: int = 10,
+        users: tuple[str, ...] = ("postgres",),
+    ) -> None:
+        self.root = root
+        self.port = free_port()
+        (root / "users.txt").write_text("".join(f'"{u}" ""\n' for u in users))
+        (root / "pgbouncer.ini").write_text(
+            f"[databases]\n{database} = host=127.0.0.1 port={cluster.port} dbname={database}\n"
+            "[pgbouncer]\n"
+            f"listen_addr = 127.0.0.1\nlisten_port = {self.port}\nunix_socket_dir =\n"
+            f"auth_type = trust\nauth_file = {root / 'users.txt'}\n"
+            "pool_mode = transaction\nmax_client_conn = 500\n"
+            f"default_pool_size = {pool_size}\n"
+            f"logfile = {root / 'pgbouncer.log'}\npidfile = {root / 'pgbouncer.pid'}\n"
+        )
+        for name in ("users.txt", "pgbouncer.ini"):
+            (root / name).chmod(0o644)
+        self.database = database
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{self.database}"
+
+    def start(self) -> Bouncer:
+        binary = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+        self.proc = subprocess.Popen(
+            as_postgres([binary, str(self.root / "pgbouncer.ini")]),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 20
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"pgbouncer did not start: {self.log()}")
+            time.sleep(0.05)
+
+    def log(self) -> str:
+        path = self.root / "pgbouncer.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
