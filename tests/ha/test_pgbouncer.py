@@ -117,8 +117,9 @@ def test_two_instances_behind_pgbouncer_in_transaction_mode_serve_without_an_err
         assert failures == []
         assert len(acked) == CLIENTS * COMMANDS_PER_CLIENT
         last = max(acked)
-        for w in watches:
-            wait_until(lambda w=w: last in w.arrived, "both watchers at the last version")
+        wait_until(
+            lambda: all(last in w.arrived for w in watches), "both watchers at the last version"
+        )
 
         # Each watcher saw every version once, in order, with no gap and no reset.
         for w in watches:
