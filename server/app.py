@@ -51,6 +51,7 @@ from server.http.errors import (
     on_starlette_http,
     on_unavailable,
     on_validation,
+    unavailable_response,
 )
 from server.http.log import routes as log_routes
 from server.http.requests import bearer, body_of, caller, limit_creation, service
@@ -68,6 +69,7 @@ from server.services.metrics import Metrics
 from server.services.wars import settling
 from server.store import db
 from server.store.postgres import PostgresEventStore
+from server.store.settings import DbSettings
 from server.webhooks.delivery import Settings as WebhookSettings
 from server.webhooks.delivery import Webhooks
 
@@ -301,6 +303,17 @@ async def healthz(request: Request) -> Response:
     return json_response({"status": "ok", "database": "ok"})
 
 
+async def readyz(request: Request) -> Response:
+    """For load balancers: 200 only when this instance can commit a write now (not on a
+    standby, a read-only server, or a primary whose synchronous standby is gone)."""
+    try:
+        await service(request).store.writable()
+    except Exception as e:  # any failure to commit means not ready
+        log.warning("readyz: cannot commit a write: %r", e)
+        return unavailable_response()
+    return json_response({"status": "ready", "database": "writable"})
+
+
 async def metrics(request: Request) -> Response:
     return PlainTextResponse(
         request.app.state.metrics.render(), media_type="text/plain; version=0.0.4"
@@ -335,18 +348,24 @@ def _pool_stats(pool: asyncpg.Pool[Any]) -> tuple[int, int, int, int]:
 
 
 def create_app(
-    database_url: str | None = None, home: Path | None = None, create_rate: int | None = None
+    database_url: str | None = None,
+    home: Path | None = None,
+    create_rate: int | None = None,
+    db_settings: DbSettings | None = None,
 ) -> Starlette:
     """The app; `create_rate` is creations per minute per client address (None: from
-    $FRACAS_CREATE_RATE, else 60; 0: no limit)."""
+    $FRACAS_CREATE_RATE, else 60; 0: no limit); `db_settings`: pool, timeouts, LISTEN URL
+    (None: from the environment, server/store/settings.py)."""
     per_minute = ratelimit.configured(create_rate)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         url, stop = db.resolve_database_url(database_url, home)
-        pool = await db.open_app_pool(url)
+        settings = db_settings or DbSettings.resolve()
+        pool = await db.open_app_pool(url, settings)
         try:
-            store = PostgresEventStore(pool, notify_dsn=url)
+            listen = settings.listen_url or url
+            store = PostgresEventStore(pool, notify_dsn=listen, settings=settings)
             app.state.metrics = Metrics()
             app.state.service = EncounterService(store, app.state.metrics)
             app.state.hub = Hub(store, app.state.metrics)
@@ -394,6 +413,7 @@ def create_app(
         Route("/asyncapi.json", asyncapi_json),
         Route("/docs", docs),
         Route("/healthz", healthz),
+        Route("/readyz", readyz),
         Route("/metrics", metrics),
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),
         WebSocketRoute("/ws/campaigns/{id}", ws_campaign),

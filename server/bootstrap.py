@@ -55,14 +55,26 @@ def data_location(flag: str | None) -> str:
     return f"embedded PostgreSQL in {home / 'pgdata'}"
 
 
-async def open_pool(url: str) -> Any:
-    """`db.open_app_pool`, its failures to connect turned into one-line UserErrors."""
+def db_settings(flags: dict[str, Any]) -> Any:
+    """The database settings (a DbSettings): each of `flags` that is not None, else its
+    FRACAS_* variable, else its default; a bad value is a UserError."""
+    from server.store.settings import DbSettings
+
+    try:
+        return DbSettings.resolve(flags)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+
+
+async def open_pool(url: str, settings: Any = None) -> Any:
+    """`db.open_app_pool` (with `settings`, a DbSettings, else the environment's), its
+    failures to connect turned into one-line UserErrors."""
     import asyncpg
 
     from server.store import db
 
     try:
-        return await db.open_app_pool(url)
+        return await db.open_app_pool(url, settings)
     except (OSError, TimeoutError) as e:
         raise UserError(f"cannot reach PostgreSQL at {where(url, False)}: {_why(e)}") from None
     except asyncpg.PostgresError as e:
@@ -82,9 +94,29 @@ def _why(error: OSError | TimeoutError) -> str:
     return error.strerror or type(error).__name__
 
 
-async def check_reachable(url: str) -> None:
+async def migrate(url: str | None) -> str:
+    """`fracas migrate`: bring the database to this schema.sql; what was done, in words."""
+    import asyncpg
+
+    from server.store import db
+
+    resolved, stop = db.resolve_database_url(url, fracas_home())
+    try:
+        applied = await db.migrate(resolved)
+    except (OSError, TimeoutError) as e:
+        raise UserError(f"cannot reach PostgreSQL at {where(resolved, False)}: {_why(e)}") from None
+    except asyncpg.PostgresError as e:
+        raise UserError(f"PostgreSQL at {where(resolved)} refused the schema: {e}") from None
+    finally:
+        if stop is not None:
+            stop()
+    done = "schema applied" if applied else "schema already current"
+    return f"{done}: PostgreSQL at {where(resolved)}"
+
+
+async def check_reachable(url: str, settings: Any = None) -> None:
     """Connect once (schema applied) and close, or a UserError saying why not."""
-    pool = await open_pool(url)
+    pool = await open_pool(url, settings)
     await pool.close()
 
 

@@ -22,7 +22,9 @@ from server.bootstrap import (
     check_reachable,
     configured_url,
     data_location,
+    db_settings,
     fracas_home,
+    migrate,
     with_service,
 )
 from server.cli.demo import demo, server_url
@@ -34,6 +36,29 @@ from server.cli.resolver import (
 from server.services.resolver import SIMULATE_RULESETS
 
 
+def _database_flags(sp: argparse.ArgumentParser) -> None:
+    """`fracas serve`'s database settings (server/store/settings.py; README's table)."""
+    g = sp.add_argument_group("database (each flag also as its FRACAS_* variable)")
+    count: dict[str, Any] = {"type": int, "metavar": "N"}
+    secs: dict[str, Any] = {"type": seconds, "metavar": "SECONDS"}
+    g.add_argument("--pool-min", **count, help="pooled connections kept open (default 1)")
+    g.add_argument("--pool-max", **count, help="pooled connections at most (default 10)")
+    g.add_argument("--pool-idle", **secs, help="close an idle pooled connection after (30)")
+    g.add_argument("--statement-cache-size", **count,
+                   help="prepared statements kept per connection (default 100; 0 behind"
+                   " PgBouncer in transaction mode)")  # fmt: skip
+    g.add_argument("--connect-timeout", **secs, help="per host of the URL (default 3)")
+    g.add_argument("--command-timeout", **secs, help="per statement, COMMIT included (10)")
+    g.add_argument("--acquire-timeout", **secs, help="waiting for a pooled connection (10)")
+    g.add_argument("--application-name", metavar="NAME", help="pg_stat_activity's (fracas)")
+    g.add_argument("--listen-url", metavar="URL",
+                   help="a direct URL for the LISTEN connections (default: the database"
+                   " URL; behind a transaction pooler: the database itself)")  # fmt: skip
+    g.add_argument("--app-role", metavar="ROLE",
+                   help="SET ROLE after connecting (default fracas_app; '' keeps the URL"
+                   " user's rights)")  # fmt: skip
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -42,8 +67,9 @@ def serve(args: argparse.Namespace) -> int:
     from server.live.encounter import CLIENT_FRAME_LIMIT
     from server.live.transport import protocol
 
-    _announce(args)
-    app = create_app(args.database_url, fracas_home(), args.create_rate)
+    settings = db_settings(vars(args))
+    _announce(args, settings)
+    app = create_app(args.database_url, fracas_home(), args.create_rate, settings)
     # A cold load allocates ~100k short-lived objects per 10,000 events; the default
     # young-generation threshold (700) runs the collector hundreds of times over them.
     # A larger one took a cold 10,000-event fold from ~120 ms to under 100 ms.
@@ -65,13 +91,18 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _announce(args: argparse.Namespace) -> None:
+def _announce(args: argparse.Namespace, settings: Any) -> None:
     """Say where the server answers and where its data lives; fail early on a bad database."""
     url = configured_url(args.database_url)
     if url is not None:
-        asyncio.run(check_reachable(url))
+        asyncio.run(check_reachable(url, settings))
     print(f"Fracas on http://{args.host}:{args.port}/", flush=True)
     print(f"data: {data_location(args.database_url)}", flush=True)
+
+
+def migrate_cmd(args: argparse.Namespace) -> int:
+    print(asyncio.run(migrate(args.database_url)))
+    return 0
 
 
 def encounter_id(raw: str) -> str:
@@ -282,7 +313,10 @@ def parser() -> argparse.ArgumentParser:
         help="encounters/Wars created per minute per client address (default"
         " $FRACAS_CREATE_RATE, else 60; 0: no limit; behind a proxy: the proxy's address)",
     )
+    _database_flags(s)
     s.set_defaults(run=serve)
+    g = with_db(sub.add_parser("migrate", help="apply schema.sql to the database if needed"))
+    g.set_defaults(run=migrate_cmd)
     d = sub.add_parser("demo", help="create a ready encounter on a running server, print its links")
     d.add_argument(
         "--ruleset",
@@ -305,12 +339,23 @@ def parser() -> argparse.ArgumentParser:
         default="json",
         help="json is the audit bundle `verify --file` reads (default %(default)s)",
     )
-    e.add_argument("--scope", choices=["all", "last_turn"], default="all",
-                   help="the whole log, or the last turn as a post (default %(default)s)")
-    e.add_argument("--lang", choices=["en", "fr"], default=None,
-                   help="the log's language (default: the encounter's, else English)")
-    e.add_argument("--include-hidden", action="store_true",
-                   help="keep hidden rolls and GM-only resources in a text export")
+    e.add_argument(
+        "--scope",
+        choices=["all", "last_turn"],
+        default="all",
+        help="the whole log, or the last turn as a post (default %(default)s)",
+    )
+    e.add_argument(
+        "--lang",
+        choices=["en", "fr"],
+        default=None,
+        help="the log's language (default: the encounter's, else English)",
+    )
+    e.add_argument(
+        "--include-hidden",
+        action="store_true",
+        help="keep hidden rolls and GM-only resources in a text export",
+    )
     e.add_argument("--base-url", default="", help="where the roll links point (https://...)")
     e.set_defaults(run=export)
     v = with_db(

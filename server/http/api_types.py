@@ -255,6 +255,14 @@ class Health(msgspec.Struct):
     database: str
 
 
+class Readiness(msgspec.Struct):
+    """This instance can commit a write now (else 503 `unavailable`: a standby, a
+    read-only server, a commit waiting for a lost synchronous standby)."""
+
+    status: Literal["ready"]
+    database: Literal["writable"]
+
+
 # --- Wars -----------------------------------------------------------------------------
 
 

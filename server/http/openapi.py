@@ -260,6 +260,8 @@ OPS: tuple[Op, ...] = (
        errors=(401, 403, 404, *DOWN)),
     Op("get", "/healthz", "healthz", "Liveness with a database check", "operations",
        {200: t.Health, 503: t.Health}),
+    Op("get", "/readyz", "readyz", "Ready to commit a write now (for load balancers)",
+       "operations", {200: t.Readiness}, errors=DOWN),
     Op("get", "/metrics", "metrics", "Prometheus text", "operations", {200: TEXT}),
     Op("get", "/openapi.json", "openapi", "This document", "operations", {200: dict[str, Any]}),
     Op("get", "/asyncapi.json", "asyncapi", "The websocket as AsyncAPI 3", "operations",
@@ -505,7 +507,7 @@ def _channel(
         },
         "messages": {
             "client": {"payload": client, "summary": "a ping"},
-            "server": {"payload": server, "summary": "snapshot, update, pong or error"},
+            "server": {"payload": server, "summary": "snapshot, update, reset, pong or error"},
         },
     }
     if patched is not None:
@@ -579,7 +581,9 @@ def asyncapi() -> dict[str, Any]:
             "version": "0.1.0",
             "description": "A snapshot on connect (or, with `after`, every missed update"
             " first), then an update per committed change, filtered for the token's role;"
-            " versions strictly increase. A slow client is closed 1013; an oversized frame"
+            " versions strictly increase, except after a `reset` (the database was behind"
+            " what was sent: restored or failed over), which carries the board at the"
+            " database's version. A slow client is closed 1013; an oversized frame"
             " 1009, a binary one"
             " 1003; a bad token 4401, a bad `after` 4400, an unknown encounter 4404."
             " `events[].data` is one of the `events` schemas (`x-events`). With `patch=1`"

@@ -108,9 +108,18 @@ class WsError(msgspec.Struct, tag_field="type", tag="error"):
     error: WsErrorBody
 
 
-WsServerMessage = WsSnapshot | WsUpdate | WsPong | WsError
+class WsReset(msgspec.Struct, tag_field="type", tag="reset"):
+    """The store was behind what this connection was sent (a database restored, or an
+    asynchronous failover): the board at the store's `version`, from which versions
+    increase again; a `patch=1` connection's next patch starts from this board."""
+
+    version: int
+    board: dict[str, Any]
+
+
+WsServerMessage = WsSnapshot | WsUpdate | WsReset | WsPong | WsError
 # What a connection that asked for `patch=1` receives (WS /ws/encounters/{id} only).
-WsPatchServerMessage = WsSnapshot | WsPatchUpdate | WsPong | WsError
+WsPatchServerMessage = WsSnapshot | WsPatchUpdate | WsReset | WsPong | WsError
 
 
 _ws_decoder = msgspec.json.Decoder(WsMessage)

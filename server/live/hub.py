@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 from starlette.websockets import WebSocket
 
+from domain.chain import GENESIS
 from projections.board import board
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
@@ -146,6 +147,11 @@ class Room:
     reading: bool = False  # a read of the stream is under way (Hub._drive)
     woke: float | None = None  # when a wake-up first asked for a read (the lag metric)
     dirty: bool = False  # woken while being read: read once more
+    tip: str = GENESIS  # the hash of the last event folded: the next must chain to it
+
+    def new_fold(self) -> Any:
+        """An empty fold of this kind of room (a War's room folds otherwise)."""
+        return type(self)(self.stream).proj
 
     def board_now(self, role: str) -> Any:
         """The role's board at the current version, built at most once (a `patch=1`
@@ -282,11 +288,16 @@ class Hub:
         if not rooms:
             return
         heads = await self.store.versions([r.stream for r in rooms])
-        moved = [r for r in rooms if heads.get(r.stream, 0) > r.proj.version]
+        # A head below what a room has folded: the database went back (restored, or
+        # failed over behind this instance). Read, it resets the room.
+        moved = [r for r in rooms if heads.get(r.stream, 0) != r.proj.version]
 
         async def one(room: Room) -> None:
-            async with self._readers:
-                await self.refresh(room)
+            async with self._readers, room.lock:
+                if heads.get(room.stream, 0) < room.proj.version and await self._behind(room):
+                    await self._reset(room, room.proj.version)
+                else:
+                    await self._catch_up(room)
 
         await asyncio.gather(*(one(r) for r in moved))
 
@@ -296,9 +307,13 @@ class Hub:
         if not recs:
             room.woke = None
             return
+        if room.proj.version and recs[0].prev_hash != room.tip:
+            await self._reset(room, room.proj.version)  # another history than the folded
+            return
         envs = [envelope(r) for r in recs]
         before = room.boards
         room.proj.extend(envs)
+        room.tip = recs[-1].hash
         room.boards = {}
         room.snapshots.clear()
         if not room.watchers:
@@ -332,6 +347,47 @@ class Hub:
             self.metrics.hub_lag.observe(time.perf_counter() - room.woke)
             room.woke = None
 
+    async def _behind(self, room: Room) -> bool:
+        """Whether the store's head of the room's stream is below what the room folded,
+        or at it with another event (lock held: the room cannot move meanwhile)."""
+        head, digest = await self.store.head(room.stream)
+        return head < room.proj.version or (head == room.proj.version and digest != room.tip)
+
+    async def _reset(self, room: Room, seen: int) -> None:
+        """The store no longer holds what the room folded (lock held): fold the stream
+        again and send each watcher `{"type": "reset", "version", "board"}` (CONTRACT
+        section 7), from which versions increase again."""
+        recs = await self.store.read_stream(room.stream)
+        log.warning(
+            "history reset: %s is at version %d in the database, behind or beside the %d"
+            " this instance had seen; %d watchers reset",
+            room.stream,
+            recs[-1].version if recs else 0,
+            seen,
+            len(room.watchers),
+        )
+        self.metrics.history_resets += 1
+        room.proj = room.new_fold()
+        room.proj.extend([envelope(r) for r in recs])
+        room.tip = recs[-1].hash if recs else GENESIS
+        room.boards = {}
+        room.snapshots.clear()
+        sent: dict[str, Shared] = {}
+        for w in list(room.watchers):
+            if not recs:  # the whole encounter is gone: nothing to show
+                room.watchers.discard(w)
+                w.end(after_queued=True)
+                continue
+            out = sent.get(w.role)
+            if out is None:
+                body = {
+                    "type": "reset",
+                    "version": room.proj.version,
+                    "board": room.board_now(w.role),
+                }
+                out = sent[w.role] = message(body)
+            self._offer(room, w, out)
+
     async def refresh(self, room: Room) -> None:
         async with room.lock:
             await self._catch_up(room)
@@ -355,6 +411,8 @@ class Hub:
         if room is None:
             room = self.rooms[stream] = make_room(stream)
         async with room.lock:
+            if room.proj.version and await self._behind(room):  # still that history?
+                await self._reset(room, room.proj.version)
             await self._catch_up(room)
             version = room.proj.version
             if after is None or after > version:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import random
 import secrets
 import time
@@ -24,6 +25,7 @@ import msgspec
 
 from domain import commands as cmd
 from domain import dice as dicelib
+from domain.chain import GENESIS
 from domain.encounter import decide_and_fold, open_encounter
 from domain.errors import NotFound, Refused
 from domain.events import event_data
@@ -33,8 +35,9 @@ from projections.view import Projection
 from server.services import auth
 from server.services.lru import Lru
 from server.services.metrics import Metrics
-from server.store.port import ConcurrencyError, NewEvent, Recorded, Store
+from server.store.port import ConcurrencyError, HistoryRewritten, NewEvent, Recorded, Store
 
+log = logging.getLogger(__name__)
 RETRIES = 10
 CACHE_SIZE = 512  # folded projections kept (one per recently used encounter)
 SEEDS_SIZE = 4096  # encounters whose dice seeds are kept (32 bytes each, two per encounter)
@@ -126,32 +129,66 @@ class EncounterService:
             weakref.WeakValueDictionary()
         )
         self._seeds: Lru[str, dict[str, bytes]] = Lru(SEEDS_SIZE)
+        # The hash of the last event each cached projection folded: what the store must
+        # still hold there for the cache to be extended (load).
+        self._tips: dict[str, str] = {}
 
     # --- reading -------------------------------------------------------------------------
     async def load(self, encounter_id: str) -> Projection:
-        """The encounter's projection at its latest stored version (cached, caught up)."""
+        """The encounter's projection at its latest stored version (cached, caught up).
+
+        A cached projection is only extended if the store still holds the event it was
+        folded up to; otherwise (a database restored, an asynchronous failover) the
+        stream's caches are dropped and it is folded again from the start."""
         stream = stream_of(encounter_id)
         lock = self._locks.setdefault(stream, asyncio.Lock())
         async with lock:
             proj = self._cache.get(stream) or Projection(keep=KEEP_LINES)
+            tip = self._tips.get(stream, GENESIS) if proj.version else GENESIS
             try:
-                proj.extend(await self.store.read_facts(stream, after=proj.version))
+                try:
+                    facts, tip = await self.store.read_facts_on(stream, proj.version, tip)
+                except HistoryRewritten:
+                    self._history_went_back(encounter_id, proj.version)
+                    proj = Projection(keep=KEEP_LINES)
+                    facts, tip = await self.store.read_facts_on(stream, 0, GENESIS)
+                proj.extend(facts)
             except ValueError:
                 # A projection that failed to fold is never served again: the next
                 # load starts over from the first event.
-                self._cache.pop(stream, None)
+                self._forget(stream)
                 raise
             if proj.version == 0:
                 # Not cached, so the lock guards nothing shared: forget it (a load that
                 # starts meanwhile folds its own fresh projection).
+                self._forget(stream)
                 self._locks.pop(stream, None)
                 raise NotFound(f"no encounter {encounter_id}")
             self._cache[stream] = proj
+            self._tips[stream] = tip
             self._cache.move_to_end(stream)
             while len(self._cache) > CACHE_SIZE:
                 old, _ = self._cache.popitem(last=False)
+                self._tips.pop(old, None)
                 self._locks.pop(old, None)
             return proj
+
+    def _forget(self, stream: str) -> None:
+        self._cache.pop(stream, None)
+        self._tips.pop(stream, None)
+
+    def _history_went_back(self, encounter_id: str, version: int) -> None:
+        """The store no longer holds what this instance cached: say so, drop the caches."""
+        stream = stream_of(encounter_id)
+        log.warning(
+            "history reset: %s no longer holds the event cached at version %d (database"
+            " restored or failed over behind this instance); reloading it",
+            stream,
+            version,
+        )
+        self.metrics.history_resets += 1
+        self._forget(stream)
+        self._seeds.pop(encounter_id, None)
 
     async def at(self, encounter_id: str, version: int) -> Projection:
         """The projection as it stood at `version` (folded fresh, not cached)."""

@@ -60,6 +60,7 @@ class Metrics:
         self.appends = 0
         self.events = 0
         self.conflicts = 0
+        self.history_resets = 0  # caches dropped: the database was behind them
         self.refusals: Counter[str] = Counter()
         self.commands: Counter[tuple[str, str]] = Counter()  # (type, outcome)
         self.ws_by_role: Counter[str] = Counter()
@@ -101,6 +102,9 @@ class Metrics:
         family("fracas_append_conflicts_total", "counter", "Appends that lost a race to"
                " another writer and were retried.",
                [f"fracas_append_conflicts_total {self.conflicts}"])  # fmt: skip
+        family("fracas_history_resets_total", "counter", "Streams whose caches were dropped"
+               " and reloaded because the database was behind them (a failover lost history).",
+               [f"fracas_history_resets_total {self.history_resets}"])  # fmt: skip
         family("fracas_commands_total", "counter", "Commands handled, by command type and"
                " outcome (ok, or the refusal's code).",
                [f'fracas_commands_total{{type="{_label(t)}",outcome="{_label(o)}"}} {n}'

@@ -29,6 +29,8 @@ def as_conn(tx: Tx) -> Conn:
     """The asyncpg connection behind a transaction this adapter opened (`Tx` is opaque
     to everyone else)."""
     return cast(Conn, tx)
+
+
 _CONNECTION_ERRORS = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 

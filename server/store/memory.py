@@ -33,7 +33,7 @@ import msgspec
 
 from domain.chain import GENESIS, chain_rows
 from server.store.memory_tables import MemoryTables
-from server.store.port import ConcurrencyError, NewEvent, Recorded, Tx, Wake
+from server.store.port import ConcurrencyError, HistoryRewritten, NewEvent, Recorded, Tx, Wake
 
 # The CHECK of events.type in schema.sql: the same events are refused on both stores.
 _TYPE_TAG = re.compile(r"[a-z][a-z0-9_]*")
@@ -211,6 +211,21 @@ class MemoryEventStore(MemoryTables):
             {"stream": stream, "version": s.version, "type": s.type, "data": _DECODE_OBJECT(s.data)}
             for s in self._range(stream, after, upto)
         ]
+
+    async def read_facts_on(
+        self, stream: str, version: int, tip: str
+    ) -> tuple[list[dict[str, Any]], str]:
+        """Facts after `version` if the stream still holds `tip` there, and its last hash."""
+        await self._turn()
+        kept = self._streams.get(stream, [])
+        if version > 0 and (len(kept) < version or kept[version - 1].hash != tip):
+            raise HistoryRewritten(stream, version)
+        new = self._range(stream, version, None)
+        facts = [
+            {"stream": stream, "version": s.version, "type": s.type, "data": _DECODE_OBJECT(s.data)}
+            for s in new
+        ]
+        return facts, (new[-1].hash if new else tip)
 
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
         """Up to `limit` events after `after_position`, in position order."""

@@ -159,6 +159,10 @@ class MemoryTables:
         """Memory always answers."""
         await asyncio.sleep(0)
 
+    async def writable(self) -> None:
+        """Memory can always take a write."""
+        await asyncio.sleep(0)
+
     # --- tokens ----------------------------------------------------------------------
     async def add_token(
         self,

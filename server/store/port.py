@@ -55,6 +55,23 @@ class ConcurrencyError(Exception):
         self.actual = actual
 
 
+class HistoryRewritten(Exception):
+    """The store does not hold the event a reader had seen at `version` (its stream ends
+    before it, or holds another event there): the database was restored or failed over
+    to a copy that is behind. A cache built on that history must be dropped."""
+
+    def __init__(self, stream: str, version: int) -> None:
+        super().__init__(f"stream {stream!r} no longer holds the event seen at version {version}")
+        self.stream = stream
+        self.version = version
+
+
+class Unavailable(ConnectionError):
+    """The database cannot serve this now (no host reachable in time, or only a read-only
+    one: a standby, a failed-over primary): try again shortly. A ConnectionError, so every
+    boundary that answers 503 for a lost connection answers 503 for it too."""
+
+
 class NewEvent(msgspec.Struct, frozen=True):
     """An event to append: its snake_case type tag and its data (JSON values, no floats)."""
 
@@ -137,6 +154,16 @@ class EventStore(Protocol):
         self, stream: str, after: int = 0, upto: int | None = None
     ) -> list[dict[str, Any]]:
         """Like read_stream, as lean {stream, version, type, data} dicts for folds."""
+        ...
+
+    async def read_facts_on(
+        self, stream: str, version: int, tip: str
+    ) -> tuple[list[dict[str, Any]], str]:
+        """Like read_facts after `version`, for a reader whose last event there had hash
+        `tip` (GENESIS at 0): the facts, and the hash of the stream's last event.
+
+        Raises HistoryRewritten if the stream holds no event at `version` or another one.
+        """
         ...
 
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
@@ -286,6 +313,12 @@ class SideTables(Protocol):
 
     async def ping(self) -> None:
         """Return if the store answers; raise (the driver's error) if it does not."""
+        ...
+
+    async def writable(self) -> None:
+        """Return once a write can be committed now; else raise Unavailable (a standby,
+        a read-only server) or TimeoutError (a commit that waits, e.g. for a lost
+        synchronous standby)."""
         ...
 
     # --- tokens (stored as hashes only) -----------------------------------------------

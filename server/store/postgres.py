@@ -26,10 +26,20 @@ import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
 from domain.chain import GENESIS, chain_rows
+from server.store.db import connect_hosts
 from server.store.listen import Conn as _Conn
 from server.store.listen import Subscription, as_conn
-from server.store.port import ConcurrencyError, EventStore, NewEvent, Recorded, Tx, Wakes
-from server.store.postgres_tables import PostgresTables
+from server.store.port import (
+    ConcurrencyError,
+    EventStore,
+    HistoryRewritten,
+    NewEvent,
+    Recorded,
+    Tx,
+    Wakes,
+)
+from server.store.postgres_tables import PostgresTables, Touches
+from server.store.settings import DbSettings
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +94,12 @@ _SQL_READ_FACTS = """
 SELECT version, type, data::text, hash FROM events
  WHERE stream = $1 AND version > $2 AND version <= $3
  ORDER BY version"""
+# The same from the reader's last version on, that row without its data: its hash tells
+# whether the stream still holds what the reader folded (server/services/encounters.py).
+_SQL_READ_FACTS_ON = """
+SELECT version, type, CASE WHEN version > $2 THEN data::text END, hash FROM events
+ WHERE stream = $1 AND version >= $2
+ ORDER BY version"""
 # Only rows below the snapshot's xmin: every writer that might still commit a lower
 # position has finished (schema.sql, "Ordering for tailing readers"). The scalar
 # subquery makes the snapshot an InitPlan, evaluated once.
@@ -117,9 +133,18 @@ class PostgresEventStore(PostgresTables):
     call, never a wrong hash: the row at a given version never changes.
     """
 
-    def __init__(self, pool: asyncpg.Pool[Any], notify_dsn: str | None = None) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool[Any],
+        notify_dsn: str | None = None,
+        settings: DbSettings | None = None,
+    ) -> None:
+        """`notify_dsn`: where the LISTEN connections go, direct (never through a
+        transaction pooler); None: on connections borrowed from the pool."""
         self._pool = pool
         self._notify_dsn = notify_dsn
+        self._settings = settings or DbSettings()
+        self.touches = Touches(pool)
         self._heads: dict[str, tuple[int, str]] = {}
         self._notifier = Notifier(pool)
         self._in_flight = 0  # appends of this store whose transaction has not ended
@@ -270,6 +295,26 @@ class PostgresEventStore(PostgresTables):
             {"stream": stream, "version": r[0], "type": r[1], "data": decode(r[2])} for r in rows
         ]
 
+    async def read_facts_on(
+        self, stream: str, version: int, tip: str
+    ) -> tuple[list[dict[str, Any]], str]:
+        """Facts after `version` if the stream still holds `tip` there, and its last hash
+        (one query: the row at `version` comes along, without its data)."""
+        rows = await self._pool.fetch(_SQL_READ_FACTS_ON, stream, version)
+        if version > 0:
+            if not rows or rows[0][0] != version or rows[0][3] != tip:
+                self._heads.pop(stream, None)
+                raise HistoryRewritten(stream, version)
+            rows = rows[1:]
+        if not rows:
+            return [], tip
+        self._remember(stream, rows[-1][0], rows[-1][3])
+        decode = _DECODE_OBJECT
+        facts = [
+            {"stream": stream, "version": r[0], "type": r[1], "data": decode(r[2])} for r in rows
+        ]
+        return facts, rows[-1][3]
+
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
         """Up to `limit` events after `after_position`, in position order, never skipping one."""
         return _recorded(await self._pool.fetch(_SQL_READ_ALL, after_position, limit))
@@ -296,10 +341,10 @@ class PostgresEventStore(PostgresTables):
     def subscribe(self, *, tick: float = 1.0) -> Subscription:
         """Wake-ups on every append (LISTEN), plus one every `tick` seconds as a safety net."""
         if self._notify_dsn is not None:
-            dsn = self._notify_dsn
+            dsn, settings = self._notify_dsn, self._settings
 
             async def connect() -> _Conn:
-                return await asyncpg.connect(dsn)
+                return await connect_hosts(dsn, settings)
 
             async def release(conn: _Conn) -> None:
                 await conn.close(timeout=2)

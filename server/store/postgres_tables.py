@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
+from server.store.db import connect_hosts
 from server.store.listen import Conn, as_conn
 from server.store.port import (
     Alive,
@@ -31,10 +35,13 @@ from server.store.port import (
     NewWebhook,
     TokenRow,
     Tx,
+    Unavailable,
     WebhookConfig,
     WebhookHead,
 )
+from server.store.settings import DbSettings
 
+log = logging.getLogger(__name__)
 REVOKED = "fracas_tokens"  # NOTIFY channel: payload = the revoked token's public id
 
 # --- the SQL ------------------------------------------------------------------------
@@ -43,15 +50,15 @@ _SQL_ADD_TOKEN = """
 INSERT INTO tokens (token_hash, scope, role, combatants, id)
 VALUES ($1, $2, $3, $4, $5)"""
 _SQL_GRANT = """
-SELECT role, combatants,
-       last_used IS NULL OR last_used < now() - interval '1 minute' AS stale
-  FROM tokens
+SELECT role, combatants FROM tokens
  WHERE token_hash = $1 AND scope = $2 AND revoked_at IS NULL"""
+# The uses noted since the last batch, in one statement, off the read path (Touches).
 _SQL_TOUCH = """
-UPDATE tokens SET last_used = now()
- WHERE token_hash = $1 AND (last_used IS NULL OR last_used < now() - interval '1 minute')"""
+UPDATE tokens t SET last_used = u.at
+  FROM unnest($1::text[], $2::timestamptz[]) AS u(token_hash, at)
+ WHERE t.token_hash = u.token_hash AND (t.last_used IS NULL OR t.last_used < u.at)"""
 _SQL_LIVE_TOKENS = """
-SELECT id, role, combatants, created_at, last_used FROM tokens
+SELECT id, role, combatants, created_at, last_used, token_hash FROM tokens
  WHERE scope = $1 AND revoked_at IS NULL
  ORDER BY created_at, array_position(ARRAY['gm', 'spectator', 'player'], role), combatants, id"""
 _SQL_TOKEN_ID = """
@@ -115,11 +122,77 @@ UPDATE webhook_deliveries
  WHERE id = $1 AND state = 'pending'"""
 
 
+_SQL_READY = """
+INSERT INTO fracas_ready (id, at) VALUES (1, now())
+ON CONFLICT (id) DO UPDATE SET at = excluded.at"""
+_SQL_READ_ONLY = "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'"
+
+
+class Touches:
+    """Token uses, written in batches by a background task instead of on the read path.
+
+    A token is noted at most once per `every` seconds by this instance; what is noted is
+    written `delay` seconds later with every other use noted meanwhile, in one UPDATE.
+    A batch that fails (the database away, or a replica) is dropped with a warning: the
+    next use after `every` notes it again.
+    """
+
+    def __init__(self, pool: asyncpg.Pool[Any], every: float = 60.0, delay: float = 1.0) -> None:
+        self._pool = pool
+        self._every = every
+        self._delay = delay
+        self._pending: dict[str, datetime] = {}
+        self._noted: OrderedDict[str, float] = OrderedDict()  # token hash -> loop time
+        self._task: asyncio.Task[None] | None = None
+        self.batches = 0  # statements sent (for tests and diagnostics)
+
+    def note(self, token_hash: str) -> None:
+        loop = asyncio.get_running_loop()
+        last = self._noted.get(token_hash)
+        if last is not None and loop.time() - last < self._every:
+            return
+        self._noted[token_hash] = loop.time()
+        self._noted.move_to_end(token_hash)
+        while len(self._noted) > _TOUCHES_KEPT:
+            self._noted.popitem(last=False)
+        self._pending[token_hash] = datetime.now(UTC)
+        task = self._task
+        if task is None or task.done() or task.get_loop() is not loop:
+            self._task = loop.create_task(self._run())
+
+    def latest(self, token_hash: str, stored: datetime | None) -> datetime | None:
+        """The later of the stored last use and one noted here but not yet written."""
+        pending = self._pending.get(token_hash)
+        if pending is None or (stored is not None and stored >= pending):
+            return stored
+        return pending
+
+    async def _run(self) -> None:
+        while self._pending:
+            await asyncio.sleep(self._delay)
+            batch = dict(self._pending)
+            try:
+                await self._pool.execute(_SQL_TOUCH, list(batch), list(batch.values()))
+                self.batches += 1
+            except Exception as e:  # noted again at the next use after `every`
+                log.warning("tokens: %d uses not written (%s)", len(batch), e)
+                for token_hash in batch:
+                    self._noted.pop(token_hash, None)
+            for token_hash, at in batch.items():
+                if self._pending.get(token_hash) == at:
+                    del self._pending[token_hash]
+
+
+_TOUCHES_KEPT = 100_000  # tokens whose last noted use this instance remembers
+
+
 class PostgresTables:
     """The side tables on PostgreSQL: a base of PostgresEventStore, on its pool."""
 
     _pool: asyncpg.Pool[Any]
     _notify_dsn: str | None
+    _settings: DbSettings
+    touches: Touches  # token uses, written in the background
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:
@@ -130,6 +203,16 @@ class PostgresTables:
     async def ping(self) -> None:
         """One round trip to the database."""
         await self._pool.fetchval("SELECT 1")
+
+    async def writable(self) -> None:
+        """Commit a write now, or raise: Unavailable when the server is a standby or
+        read-only, TimeoutError when the commit waits (a lost synchronous standby).
+
+        The write rewrites one row of fracas_ready (server/store/db.py)."""
+        async with self._pool.acquire() as conn:
+            if await conn.fetchval(_SQL_READ_ONLY):
+                raise Unavailable("the database server is read-only now (a standby?)")
+            await conn.execute(_SQL_READY)
 
     # --- tokens ------------------------------------------------------------------------
     async def add_token(
@@ -152,19 +235,26 @@ class PostgresTables:
             raise AlreadyStored(f"a token with this hash or id {token_id!r} exists") from e
 
     async def grant(self, scope: str, token_hash: str) -> Grant | None:
-        """What a live token opens; `last_used` is written at most once a minute."""
+        """What a live token opens (a read only: its use is noted in the background, at
+        most once a minute per token and instance, so a read can go to a replica)."""
         row = await self._pool.fetchrow(_SQL_GRANT, token_hash, scope)
         if row is None:
             return None
-        if row["stale"]:
-            await self._pool.execute(_SQL_TOUCH, token_hash)
+        self.touches.note(token_hash)
         return Grant(row["role"], list(row["combatants"]))
 
     async def live_tokens(self, scope: str) -> list[TokenRow]:
-        """The live tokens of `scope`, oldest first."""
+        """The live tokens of `scope`, oldest first (with uses noted but not yet written)."""
         rows = await self._pool.fetch(_SQL_LIVE_TOKENS, scope)
+        touches = self.touches
         return [
-            TokenRow(r["id"], r["role"], list(r["combatants"]), r["created_at"], r["last_used"])
+            TokenRow(
+                r["id"],
+                r["role"],
+                list(r["combatants"]),
+                r["created_at"],
+                touches.latest(r["token_hash"], r["last_used"]),
+            )
             for r in rows
         ]
 
@@ -196,7 +286,7 @@ class PostgresTables:
 
         pooled: PoolConnectionProxy[Any] | None = None
         if self._notify_dsn is not None:
-            conn: Conn = await asyncpg.connect(self._notify_dsn)
+            conn: Conn = await connect_hosts(self._notify_dsn, self._settings)
         else:
             conn = pooled = await self._pool.acquire()
         try:
