@@ -170,9 +170,10 @@ class Watcher:
 
 def websocket_count(instance: Instance) -> int:
     text = httpx.get(instance.base + "/metrics", timeout=5).text
-    found = re.search(r"^fracas_websocket_connections (\d+)", text, re.M)
+    # One gauge per role (gm, player, spectator): the instance's sockets are their sum.
+    found = re.findall(r"^fracas_websocket_connections\{role=\"\w+\"\} (\d+)", text, re.M)
     assert found, text
-    return int(found.group(1))
+    return sum(int(n) for n in found)
 
 
 def send_until_it_lands(http: httpx.Client, eid: str, gm: str, purpose: str) -> int:

@@ -56,9 +56,10 @@ def roll(api: Api, made: dict[str, Any], purpose: str) -> None:
 
 def connections(inst: Instance) -> int:
     text = httpx.get(inst.base + "/metrics", timeout=10).text
-    found = re.search(r"^fracas_websocket_connections (\d+)$", text, re.M)
+    # One gauge per role (gm, player, spectator): the instance's sockets are their sum.
+    found = re.findall(r"^fracas_websocket_connections\{role=\"\w+\"\} (\d+)$", text, re.M)
     assert found, text
-    return int(found.group(1))
+    return sum(int(n) for n in found)
 
 
 def eventually(check: Any, what: str, tries: int = 200) -> None:
