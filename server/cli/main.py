@@ -39,11 +39,16 @@ def serve(args: argparse.Namespace) -> int:
 
     from server.app import create_app
     from server.cli.logs import log_config
+    from server.http.connections import BodyDeadline, http_protocol
     from server.live.encounter import CLIENT_FRAME_LIMIT
     from server.live.transport import protocol
 
     _announce(args)
     app = create_app(args.database_url, fracas_home(), args.create_rate)
+    # Connection limits (server/http/connections.py): headers and bodies must arrive in
+    # time (408), idle keep-alive connections close, and past the cap a new connection is
+    # answered 503 at once.
+    served = BodyDeadline(app, args.body_timeout)
     # A cold load allocates ~100k short-lived objects per 10,000 events; the default
     # young-generation threshold (700) runs the collector hundreds of times over them.
     # A larger one took a cold 10,000-event fold from ~120 ms to under 100 ms.
@@ -52,9 +57,11 @@ def serve(args: argparse.Namespace) -> int:
     # and ~256 KiB of zlib state each), undoing "encode once per role" (bench/RESULTS.md).
     # A client only ever sends a ping: a bigger frame closes 1009 before it is buffered.
     uvicorn.run(
-        app,
+        served,
         host=args.host,
         port=args.port,
+        http=http_protocol(args.header_timeout, args.max_connections),
+        timeout_keep_alive=max(1, round(args.keep_alive_timeout)),  # uvicorn takes whole s
         # the websockets library's Sans-I/O protocol, resetting clients that stop reading
         ws=protocol(args.ws_send_timeout, args.ws_backlog),
         ws_max_size=CLIENT_FRAME_LIMIT,
@@ -273,6 +280,35 @@ def parser() -> argparse.ArgumentParser:
         " %(default)s; it resumes with `after`)",
     )
     s.add_argument(
+        "--header-timeout",
+        type=seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="408 and close a connection whose request headers take longer (default 10)",
+    )
+    s.add_argument(
+        "--body-timeout",
+        type=seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="408 a request whose body takes longer to arrive (default 30)",
+    )
+    s.add_argument(
+        "--keep-alive-timeout",
+        type=seconds,
+        default=5.0,
+        metavar="SECONDS",
+        help="close an idle keep-alive connection after this long (default 5)",
+    )
+    s.add_argument(
+        "--max-connections",
+        type=backlog,
+        default=10_000,
+        metavar="N",
+        help="answer 503 to a new connection past this many open ones, websockets"
+        " included (default %(default)s)",
+    )
+    s.add_argument(
         "--create-rate",
         type=int,
         default=None,
@@ -303,12 +339,23 @@ def parser() -> argparse.ArgumentParser:
         default="json",
         help="json is the audit bundle `verify --file` reads (default %(default)s)",
     )
-    e.add_argument("--scope", choices=["all", "last_turn"], default="all",
-                   help="the whole log, or the last turn as a post (default %(default)s)")
-    e.add_argument("--lang", choices=["en", "fr"], default=None,
-                   help="the log's language (default: the encounter's, else English)")
-    e.add_argument("--include-hidden", action="store_true",
-                   help="keep hidden rolls and GM-only resources in a text export")
+    e.add_argument(
+        "--scope",
+        choices=["all", "last_turn"],
+        default="all",
+        help="the whole log, or the last turn as a post (default %(default)s)",
+    )
+    e.add_argument(
+        "--lang",
+        choices=["en", "fr"],
+        default=None,
+        help="the log's language (default: the encounter's, else English)",
+    )
+    e.add_argument(
+        "--include-hidden",
+        action="store_true",
+        help="keep hidden rolls and GM-only resources in a text export",
+    )
     e.add_argument("--base-url", default="", help="where the roll links point (https://...)")
     e.set_defaults(run=export)
     v = with_db(
