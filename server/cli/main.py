@@ -40,6 +40,7 @@ def serve(args: argparse.Namespace) -> int:
     from server.app import create_app
     from server.cli.logs import log_config
     from server.http.connections import BodyDeadline, http_protocol
+    from server.http.headers import SecurityHeaders
     from server.live.encounter import CLIENT_FRAME_LIMIT
     from server.live.transport import protocol
 
@@ -48,7 +49,9 @@ def serve(args: argparse.Namespace) -> int:
     # Connection limits (server/http/connections.py): headers and bodies must arrive in
     # time (408), idle keep-alive connections close, and past the cap a new connection is
     # answered 503 at once.
-    served = BodyDeadline(app, args.body_timeout)
+    # Security headers around everything, so that the 500/503 answers starlette's
+    # outermost error middleware writes carry them too (create_app adds them inside).
+    served = SecurityHeaders(BodyDeadline(app, args.body_timeout))
     # A cold load allocates ~100k short-lived objects per 10,000 events; the default
     # young-generation threshold (700) runs the collector hundreds of times over them.
     # A larger one took a cold 10,000-event fold from ~120 ms to under 100 ms.

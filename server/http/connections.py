@@ -31,6 +31,7 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from server.http.errors import HTTPError, error_body
+from server.http.headers import HEADERS
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -48,9 +49,10 @@ _LINGER = 1.0  # how long a shed connection is read (and dropped) before it is c
 
 def _answer(status: int, reason: str, code: str, message: str, extra: str = "") -> bytes:
     body = json.dumps(error_body(code, message)).encode()
+    security = "".join(f"{k.decode()}: {v.decode()}\r\n" for k, v in HEADERS)
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
-        f"content-length: {len(body)}\r\nconnection: close\r\n{extra}\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n{extra}{security}\r\n"
     )
     return head.encode("ascii") + body
 
