@@ -14,6 +14,7 @@ import asyncpg
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -53,6 +54,7 @@ from server.http.errors import (
     on_validation,
     unavailable_response,
 )
+from server.http.headers import SecurityHeaders
 from server.http.log import routes as log_routes
 from server.http.requests import bearer, body_of, caller, limit_creation, service
 from server.http.resolver import routes as simulate_routes
@@ -437,7 +439,11 @@ def create_app(
         # e.g. a failure raised from a lost connection).
         Exception: on_unavailable,
     }
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+    # Security headers on every answer, errors included (server/http/headers.py).
+    middleware = [Middleware(SecurityHeaders)]
+    return Starlette(
+        routes=routes, lifespan=lifespan, exception_handlers=handlers, middleware=middleware
+    )
 
 
 def app_from_env() -> Starlette:

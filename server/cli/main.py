@@ -64,12 +64,20 @@ def serve(args: argparse.Namespace) -> int:
 
     from server.app import create_app
     from server.cli.logs import log_config
+    from server.http.connections import BodyDeadline, http_protocol
+    from server.http.headers import SecurityHeaders
     from server.live.encounter import CLIENT_FRAME_LIMIT
     from server.live.transport import protocol
 
     settings = db_settings(vars(args))
     _announce(args, settings)
     app = create_app(args.database_url, fracas_home(), args.create_rate, settings)
+    # Connection limits (server/http/connections.py): headers and bodies must arrive in
+    # time (408), idle keep-alive connections close, and past the cap a new connection is
+    # answered 503 at once.
+    # Security headers around everything, so that the 500/503 answers starlette's
+    # outermost error middleware writes carry them too (create_app adds them inside).
+    served = SecurityHeaders(BodyDeadline(app, args.body_timeout))
     # A cold load allocates ~100k short-lived objects per 10,000 events; the default
     # young-generation threshold (700) runs the collector hundreds of times over them.
     # A larger one took a cold 10,000-event fold from ~120 ms to under 100 ms.
@@ -78,9 +86,11 @@ def serve(args: argparse.Namespace) -> int:
     # and ~256 KiB of zlib state each), undoing "encode once per role" (bench/RESULTS.md).
     # A client only ever sends a ping: a bigger frame closes 1009 before it is buffered.
     uvicorn.run(
-        app,
+        served,
         host=args.host,
         port=args.port,
+        http=http_protocol(args.header_timeout, args.max_connections),
+        timeout_keep_alive=max(1, round(args.keep_alive_timeout)),  # uvicorn takes whole s
         # the websockets library's Sans-I/O protocol, resetting clients that stop reading
         ws=protocol(args.ws_send_timeout, args.ws_backlog),
         ws_max_size=CLIENT_FRAME_LIMIT,
@@ -304,6 +314,35 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="close 1013 a websocket whose client is this many updates behind (default"
         " %(default)s; it resumes with `after`)",
+    )
+    s.add_argument(
+        "--header-timeout",
+        type=seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="408 and close a connection whose request headers take longer (default 10)",
+    )
+    s.add_argument(
+        "--body-timeout",
+        type=seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="408 a request whose body takes longer to arrive (default 30)",
+    )
+    s.add_argument(
+        "--keep-alive-timeout",
+        type=seconds,
+        default=5.0,
+        metavar="SECONDS",
+        help="close an idle keep-alive connection after this long (default 5)",
+    )
+    s.add_argument(
+        "--max-connections",
+        type=backlog,
+        default=10_000,
+        metavar="N",
+        help="answer 503 to a new connection past this many open ones, websockets"
+        " included (default %(default)s)",
     )
     s.add_argument(
         "--create-rate",

@@ -7,13 +7,18 @@ Every JSON body (commands, sheets, settings, options, campaign and simulate bodi
   float (`3.0`, which JSON Schema counts as an integer) is read as the integer;
 - holds no control characters (U+0000..U+001F, U+007F..U+009F, U+2028, U+2029) in any
   string or key: PostgreSQL's jsonb refuses NUL, and a newline in a name would forge
-  lines in the forum exports. Every text field of this product is a single line.
+  lines in the forum exports. Every text field of this product is a single line;
+- holds no Unicode format characters (category Cf: the bidi overrides and isolates
+  U+202A..U+202E and U+2066..U+2069, zero-width spaces and joiners, the BOM, soft
+  hyphens...) in any string or key: a name with U+202E reverses the rest of a log line
+  as it is shown, and invisible ones make two names look the same.
 Every integer query or path parameter is a whole number from 0 to MAX_PARAM.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 import msgspec
@@ -88,6 +93,15 @@ def _text(value: str, parent: str, key: Any) -> None:
         raise HTTPError(
             422, "invalid", f"{where}: control characters and line breaks are not allowed"
         )
+    if not value.isascii():  # ASCII holds no format character: the common case stays cheap
+        found = next((c for c in value if unicodedata.category(c) == "Cf"), None)
+        if found is not None:
+            where = _path(parent, key)
+            raise HTTPError(
+                422, "invalid",
+                f"{where}: invisible and bidirectional formatting characters"
+                f" (U+{ord(found):04X}) are not allowed",
+            )  # fmt: skip
 
 
 def whole_param(raw: str, name: str) -> int:

@@ -25,6 +25,7 @@ from domain.errors import Refused
 from domain.state import SPECTATOR
 from server.live.credentials import Guard, credentials
 from server.live.hub import Hub, Watcher
+from server.live.params import BadQuery, flag_param, version_param
 from server.live.transport import Shared, direct
 from server.live.updates import patch_view
 from server.services import auth
@@ -137,10 +138,12 @@ async def ws_encounter(websocket: WebSocket) -> None:
         return
     svc: EncounterService = websocket.app.state.service
     creds = credentials(websocket)
-    raw_after = websocket.query_params.get("after")
-    raw_patch = websocket.query_params.get("patch", "0")
-    bad_query = (raw_after is not None and not raw_after.isdigit()) or raw_patch not in ("0", "1")
-    if creds is None or bad_query:
+    try:
+        after = version_param(websocket.query_params.get("after"))
+        patch = flag_param(websocket.query_params.get("patch"))
+    except BadQuery:
+        creds = None
+    if creds is None:
         await websocket.close(code=4400)
         return
     token = creds.token
@@ -157,7 +160,6 @@ async def ws_encounter(websocket: WebSocket) -> None:
     await websocket.accept(subprotocol=creds.subprotocol)
     hub: Hub = websocket.app.state.hub
     stream = stream_of(eid)
-    patch = raw_patch == "1"
     watcher = Watcher(
         websocket,
         patch_view(who) if patch else view_role(who),
@@ -167,7 +169,7 @@ async def ws_encounter(websocket: WebSocket) -> None:
     )
     revocations = websocket.app.state.revocations
     with Guard(revocations, svc.store, eid, token, token_id, watcher) as guard:
-        await hub.join(stream, watcher, int(raw_after) if raw_after is not None else None)
+        await hub.join(stream, watcher, after)
         await guard.confirm()
         await serve_watcher(websocket, hub, stream, watcher)
 

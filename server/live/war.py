@@ -21,6 +21,7 @@ from domain.errors import NotFound
 from server.live.credentials import Guard, credentials
 from server.live.encounter import serve_watcher
 from server.live.hub import Hub, Room, Watcher
+from server.live.params import BadQuery, version_param
 from server.live.transport import direct
 from server.services import auth
 from server.services.encounters import EncounterService
@@ -82,8 +83,11 @@ async def ws_campaign(websocket: WebSocket) -> None:
         await websocket.close(code=4404)
         return
     creds = credentials(websocket)
-    raw_after = websocket.query_params.get("after")
-    if creds is None or (raw_after is not None and not raw_after.isdigit()):
+    try:
+        after = version_param(websocket.query_params.get("after"))
+    except BadQuery:
+        creds = None
+    if creds is None:
         await websocket.close(code=4400)
         return
     token = creds.token
@@ -98,7 +102,6 @@ async def ws_campaign(websocket: WebSocket) -> None:
     role = "gm" if who is not None and who.role == "gm" else "public"
     watcher = Watcher(websocket, role, direct=direct(websocket.scope),
                       kind="gm" if role == "gm" else "spectator")  # fmt: skip
-    after = int(raw_after) if raw_after is not None else None
     revocations = websocket.app.state.revocations
     with Guard(revocations, svc.store, campaign_id, token, token_id, watcher) as guard:
         await hub.join(stream, watcher, after, make_room=WarRoom)

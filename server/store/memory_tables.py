@@ -439,12 +439,30 @@ class MemoryTables:
 
         self._undo(tx, undo)
 
-    async def claim_due(self, limit: int, lease: float) -> list[Claimed]:
-        """Due pending deliveries, oldest due first, hidden for `lease` seconds."""
+    async def claim_due(
+        self,
+        limit: int,
+        lease: float,
+        *,
+        per_webhook: int | None = None,
+        busy: Sequence[str] = (),
+    ) -> list[Claimed]:
+        """Due pending deliveries, oldest due first, hidden for `lease` seconds; at most
+        `per_webhook` of one webhook, none of the `busy` ones'."""
         tx = await self._turn()
         now = self._now(tx)
-        due = [d for d in self._deliveries.values() if d.state == "pending" and d.next_at <= now]
+        due = [
+            d
+            for d in self._deliveries.values()
+            if d.state == "pending" and d.next_at <= now and d.webhook not in busy
+        ]
         due.sort(key=lambda d: d.next_at)
+        if per_webhook is not None:
+            taken: dict[str, int] = {}
+            for d in list(due):
+                taken[d.webhook] = taken.get(d.webhook, 0) + 1
+                if taken[d.webhook] > per_webhook:
+                    due.remove(d)
         secrets = {h.id: h for h in self._webhooks.values()}
         out = []
         for d in due[: max(limit, 0)]:
@@ -452,7 +470,7 @@ class MemoryTables:
             d.attempts += 1
             d.next_at = now + timedelta(seconds=lease)
             h = secrets[d.webhook]
-            out.append(Claimed(d.id, d.body, d.attempts, d.created_at, h.url, h.secret))
+            out.append(Claimed(d.id, d.body, d.attempts, d.created_at, h.url, h.secret, d.webhook))
         return out
 
     def _keep(self, tx: _Tx | None, d: _Delivery) -> None:

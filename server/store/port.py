@@ -297,6 +297,7 @@ class Claimed(msgspec.Struct, frozen=True):
     created_at: datetime
     url: str
     secret: str
+    webhook: str = ""  # the webhook's id: a worker counts what it has in flight per webhook
 
 
 # The check a revocation listener runs to know it is still listening.
@@ -428,9 +429,17 @@ class SideTables(Protocol):
         """The last version the webhook's deliveries were made from."""
         ...
 
-    async def claim_due(self, limit: int, lease: float) -> list[Claimed]:
+    async def claim_due(
+        self,
+        limit: int,
+        lease: float,
+        *,
+        per_webhook: int | None = None,
+        busy: Sequence[str] = (),
+    ) -> list[Claimed]:
         """Up to `limit` due pending deliveries, oldest due first, each hidden from
-        other claims for `lease` seconds and its attempt counted."""
+        other claims for `lease` seconds and its attempt counted; at most `per_webhook`
+        of any one webhook, and none of the `busy` webhooks' (ids)."""
         ...
 
     async def delivered(self, delivery_id: str, status: int | None) -> None:

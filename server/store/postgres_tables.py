@@ -101,16 +101,24 @@ _SQL_ENQUEUE = """
 INSERT INTO webhook_deliveries (id, webhook, version, kind, body)
 SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[])
 ON CONFLICT ON CONSTRAINT webhook_deliveries_event_key DO NOTHING"""
+# Due rows per webhook, at most $3 of each ($3 NULL: no limit) and none of the webhooks in
+# $4, oldest due first: one webhook's backlog cannot take every slot of a worker.
 _SQL_CLAIM = """
 UPDATE webhook_deliveries d
    SET attempts = d.attempts + 1, next_at = now() + make_interval(secs => $2)
   FROM webhooks w
  WHERE w.id = d.webhook
-   AND d.id IN (SELECT id FROM webhook_deliveries
-                 WHERE state = 'pending' AND next_at <= now()
-                 ORDER BY next_at LIMIT $1
-                 FOR UPDATE SKIP LOCKED)
-RETURNING d.id, d.body, d.attempts, d.created_at, w.url, w.secret"""
+   AND d.id IN (SELECT due.id
+                  FROM (SELECT DISTINCT webhook FROM webhook_deliveries
+                         WHERE state = 'pending' AND next_at <= now()
+                           AND NOT (webhook = ANY($4::text[]))) h
+                 CROSS JOIN LATERAL (
+                       SELECT id, next_at FROM webhook_deliveries
+                        WHERE webhook = h.webhook AND state = 'pending' AND next_at <= now()
+                        ORDER BY next_at LIMIT $3
+                        FOR UPDATE SKIP LOCKED) due
+                 ORDER BY due.next_at LIMIT $1)
+RETURNING d.id, d.body, d.attempts, d.created_at, w.url, w.secret, d.webhook"""
 _SQL_DONE = """
 UPDATE webhook_deliveries
    SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL
@@ -417,9 +425,16 @@ class PostgresTables:
             "UPDATE webhooks SET checkpoint = $2 WHERE id = $1", hook_id, version
         )
 
-    async def claim_due(self, limit: int, lease: float) -> list[Claimed]:
+    async def claim_due(
+        self,
+        limit: int,
+        lease: float,
+        *,
+        per_webhook: int | None = None,
+        busy: Sequence[str] = (),
+    ) -> list[Claimed]:
         """One UPDATE over due rows taken FOR UPDATE SKIP LOCKED, next_at past the lease."""
-        rows = await self._pool.fetch(_SQL_CLAIM, limit, lease)
+        rows = await self._pool.fetch(_SQL_CLAIM, limit, lease, per_webhook, list(busy))
         return [Claimed(**dict(r)) for r in rows]
 
     async def delivered(self, delivery_id: str, status: int | None) -> None:

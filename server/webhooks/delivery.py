@@ -9,7 +9,11 @@ Two tasks per server instance, each on its own pooled connections, apart from co
   FOR UPDATE SKIP LOCKED: one instance scans a webhook at a time, and a crash mid-way
   rolls back whole;
 * the worker claims due rows FOR UPDATE SKIP LOCKED, pushing next_at past a lease in
-  the same statement, then POSTs each in its own task with a timeout. A success marks
+  the same statement, then POSTs each in its own task with a timeout. Concurrency is per
+  webhook: at most `per_webhook` deliveries of one webhook are in flight on an instance,
+  and a webhook with any in flight is left out of the next claim until they end, so a
+  silent receiver holds only its own slots and never delays another webhook's
+  deliveries (`concurrency` is only the instance's bound on open connections). A success marks
   the row delivered; a failure sets the next attempt with exponential backoff, until
   the row is a day old (then `failed`). A crashed worker's lease runs out and another
   instance takes the row up: at least once, and the delivery id lets receivers dedupe.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import logging
@@ -54,7 +59,8 @@ class Settings:
     retry: float = 5.0  # the first retry's delay; doubles each time
     retry_max: float = 3600.0
     max_age: float = 86400.0  # retried for up to a day
-    concurrency: int = 16
+    concurrency: int = 512  # deliveries in flight on this instance, all webhooks
+    per_webhook: int = 4  # deliveries of one webhook in flight on this instance
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -96,6 +102,7 @@ class Webhooks:
         self._due = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._sending: set[asyncio.Task[None]] = set()
+        self._in_flight: dict[str, int] = {}  # webhook id -> its deliveries being sent
 
     @property
     def allow(self) -> Allow:
@@ -196,15 +203,29 @@ class Webhooks:
             self._due.clear()
 
     async def deliver_due(self) -> None:
-        """Claim what is due (as many as there are free slots) and send each in a task."""
+        """Claim what is due (as many as there are free slots, at most `per_webhook` of
+        a webhook with none in flight here) and send each in a task."""
         free = self.settings.concurrency - len(self._sending)
         if free <= 0:
             return
-        claimed = await self.store.claim_due(free, self.settings.lease)
+        claimed = await self.store.claim_due(
+            free, self.settings.lease, per_webhook=self.settings.per_webhook,
+            busy=sorted(self._in_flight),
+        )  # fmt: skip
         for row in claimed:
+            self._in_flight[row.webhook] = self._in_flight.get(row.webhook, 0) + 1
             task = asyncio.create_task(self._send(row))
             self._sending.add(task)
-            task.add_done_callback(self._sending.discard)
+            task.add_done_callback(functools.partial(self._sent, row.webhook))
+
+    def _sent(self, hook: str, task: asyncio.Task[None]) -> None:
+        self._sending.discard(task)
+        left = self._in_flight.get(hook, 1) - 1
+        if left > 0:
+            self._in_flight[hook] = left
+        else:
+            self._in_flight.pop(hook, None)
+            self._due.set()  # its next deliveries may be claimed now
 
     async def _send(self, row: Claimed) -> None:
         body = row.body.encode()

@@ -55,10 +55,39 @@ class Allow:
         return host.lower().rstrip(".") in self.hosts or any(ip in n for n in self.nets)
 
 
+# IPv6 forms that carry an IPv4 address in their last 32 bits: IPv4-compatible (::/96,
+# deprecated), SIIT's IPv4-translated (::ffff:0:0:0/96) and NAT64 (the well-known
+# 64:ff9b::/96 and the local-use 64:ff9b:1::/48, RFC 8215). A gateway on the path may
+# deliver such an address to the IPv4 it wraps; Python calls most of them global.
+_WRAPPING = tuple(
+    ipaddress.IPv6Network(n) for n in ("::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48")
+)
+
+
+def embedded(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """Every IPv4 address an IPv6 address wraps: mapped, compatible, translated, NAT64,
+    6to4 (2002::/16) and Teredo (2001::/32: its server and its client)."""
+    out: list[ipaddress.IPv4Address] = []
+    if ip.ipv4_mapped is not None:
+        out.append(ip.ipv4_mapped)
+    if any(ip in net for net in _WRAPPING):
+        out.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    if ip.sixtofour is not None:
+        out.append(ip.sixtofour)
+    if ip.teredo is not None:
+        out.extend(ip.teredo)
+    return out
+
+
 def public(ip: IP) -> bool:
-    """A globally routable unicast address (not loopback, private, link-local, ...)."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    """A globally routable unicast address (not loopback, private, link-local, ...); an
+    IPv6 address that wraps an IPv4 one is judged by the IPv4 address too."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        wrapped = embedded(ip)
+        if ip.ipv4_mapped is not None:  # ::ffff:0:0/96 is not global itself: judge the IPv4
+            return public(ip.ipv4_mapped)
+        if not all(public(v4) for v4 in wrapped):
+            return False
     return ip.is_global and not ip.is_multicast
 
 

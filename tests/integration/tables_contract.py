@@ -287,6 +287,21 @@ class TablesContract:
                 break
         assert claimed[0] == first[0] and set(claimed[1:]) == set(later)
 
+    async def test_a_claim_takes_at_most_per_webhook_of_one_and_none_of_a_busy_one(
+        self, backend: Backend
+    ) -> None:
+        store = backend.store
+        _, loud = await a_webhook(store)
+        _, other = await a_webhook(store)
+        many = set(await enqueued(store, loud, 1, 2, 3, 4, 5))
+        (lone,) = await enqueued(store, other, 1)
+        got = await store.claim_due(100, LEASE, per_webhook=2, busy=[other])
+        assert len([c for c in got if c.id in many]) == 2  # the rest wait their turn
+        assert lone not in {c.id for c in got}
+        assert {c.webhook for c in got if c.id in many} == {loud}
+        again = await store.claim_due(100, LEASE, per_webhook=2, busy=[loud])
+        assert lone in {c.id for c in again} and not many & {c.id for c in again}
+
     async def test_a_delivered_row_is_never_claimed_again(self, backend: Backend) -> None:
         store = backend.store
         _, hook = await a_webhook(store)

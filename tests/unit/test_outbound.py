@@ -9,7 +9,7 @@ import ipaddress
 import pytest
 
 from server.webhooks.delivery import signature
-from server.webhooks.outbound import Allow, Unsafe, check_url, public
+from server.webhooks.outbound import Allow, Unsafe, check_url, embedded, public
 
 
 @pytest.mark.parametrize(
@@ -35,6 +35,47 @@ def test_loopback_private_link_local_and_the_like_are_not_public(address: str) -
 
 @pytest.mark.parametrize("address", ["93.184.216.34", "2606:4700::1111", "1.1.1.1"])
 def test_global_unicast_addresses_are_public(address: str) -> None:
+    assert public(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "::127.0.0.1",  # IPv4-compatible
+        "::ffff:0:7f00:1",  # IPv4-translated (SIIT)
+        "64:ff9b::7f00:1",  # NAT64, well-known prefix
+        "64:ff9b::a00:5",  # NAT64 to 10.0.0.5
+        "64:ff9b:1::a9fe:a9fe",  # NAT64 local-use prefix to 169.254.169.254
+        "2002:7f00:1::1",  # 6to4 of 127.0.0.1
+        "2002:c0a8:101::1",  # 6to4 of 192.168.1.1
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo, client 127.0.0.1
+        "::ffff:10.0.0.5",  # IPv4-mapped
+        "::a9fe:a9fe",  # compatible, the cloud metadata address
+    ],
+)
+def test_ipv6_forms_that_wrap_an_internal_ipv4_address_are_not_public(address: str) -> None:
+    assert not public(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize(
+    ("address", "wrapped"),
+    [
+        ("::127.0.0.1", ["127.0.0.1"]),
+        ("::ffff:0:7f00:1", ["127.0.0.1"]),
+        ("64:ff9b::7f00:1", ["127.0.0.1"]),
+        ("64:ff9b:1::808:808", ["8.8.8.8"]),
+        ("2002:7f00:1::1", ["127.0.0.1"]),
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", ["65.54.227.120", "127.0.0.1"]),
+    ],
+)
+def test_the_embedded_ipv4_of_each_wrapping_form_is_found(address: str, wrapped: list[str]) -> None:
+    ip = ipaddress.ip_address(address)
+    assert isinstance(ip, ipaddress.IPv6Address)
+    assert [str(a) for a in embedded(ip)] == wrapped
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8"])
+def test_a_wrapping_form_of_a_public_ipv4_address_stays_public(address: str) -> None:
     assert public(ipaddress.ip_address(address))
 
 
