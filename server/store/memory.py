@@ -205,10 +205,17 @@ class MemoryEventStore(MemoryTables):
     async def read_facts(
         self, stream: str, after: int = 0, upto: int | None = None
     ) -> list[dict[str, Any]]:
-        """Lean envelopes {stream, version, type, data} of `stream`, for folds only."""
+        """Lean envelopes {stream, version, type, data, meta: {command_id}} of `stream`,
+        for folds only."""
         await self._turn()
         return [
-            {"stream": stream, "version": s.version, "type": s.type, "data": _DECODE_OBJECT(s.data)}
+            {
+                "stream": stream,
+                "version": s.version,
+                "type": s.type,
+                "data": _DECODE_OBJECT(s.data),
+                "meta": {"command_id": _DECODE_OBJECT(s.meta).get("command_id")},
+            }
             for s in self._range(stream, after, upto)
         ]
 

@@ -91,7 +91,7 @@ SELECT {_COLUMNS} FROM events
 # A fold needs no meta, hashes or positions: reading only version, type and data (and the
 # last hash, to remember the head) halves what a cold load of a long stream reads.
 _SQL_READ_FACTS = """
-SELECT version, type, data::text, hash FROM events
+SELECT version, type, data::text, hash, meta->>'command_id' FROM events
  WHERE stream = $1 AND version > $2 AND version <= $3
  ORDER BY version"""
 # The same from the reader's last version on, that row without its data: its hash tells
@@ -281,7 +281,8 @@ class PostgresEventStore(PostgresTables):
     async def read_facts(
         self, stream: str, after: int = 0, upto: int | None = None
     ) -> list[dict[str, Any]]:
-        """Lean envelopes {stream, version, type, data} of `stream`, for folds only.
+        """Lean envelopes {stream, version, type, data, meta: {command_id}} of `stream`, for
+        folds only (the command id cuts the stream into the steps an undo reverts whole).
 
         Like read_stream, a read to the end remembers the head, so the next append
         knows its prev_hash without asking.
@@ -292,7 +293,14 @@ class PostgresEventStore(PostgresTables):
         if rows and upto is None:
             self._remember(stream, rows[-1][0], rows[-1][3])
         return [
-            {"stream": stream, "version": r[0], "type": r[1], "data": decode(r[2])} for r in rows
+            {
+                "stream": stream,
+                "version": r[0],
+                "type": r[1],
+                "data": decode(r[2]),
+                "meta": {"command_id": r[4]},
+            }
+            for r in rows
         ]
 
     async def read_facts_on(

@@ -108,7 +108,13 @@ class StoreContract:
 
         facts = await store.read_facts(stream, after=1, upto=3)
         assert facts == [
-            {"stream": stream, "version": e.version, "type": e.type, "data": e.data}
+            {
+                "stream": stream,
+                "version": e.version,
+                "type": e.type,
+                "data": e.data,
+                "meta": {"command_id": e.meta.get("command_id")},  # the step it belongs to
+            }
             for e in appended[1:3]
         ]
         assert await store.read_facts(stream, after=5) == []
