@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from domain.terms import HalfRank
 from projections.log.core import LogLine
 
 Uuid = Annotated[str, Meta(description="a lower-case uuid")]
@@ -101,7 +102,7 @@ class PendingReaction(msgspec.Struct, kw_only=True):
     target_name: str
     action: str
     rank: str | None
-    damage: int
+    damage: int | None  # None on a public board when a side of the blow is veiled
     options: list[str]
     text: str
     text_fr: str
@@ -136,6 +137,17 @@ class LegalEntry(msgspec.Struct, kw_only=True):
     stat: str | UnsetType | None = UNSET
     threshold: int | UnsetType | None = UNSET
     die: str | UnsetType | None = UNSET
+    half_rank: HalfRank | UnsetType | None = UNSET  # ranks-d100's switch (RK-6..RK-8)
+
+
+class BoardReorder(msgspec.Struct, kw_only=True):
+    """Whether the GM may set the initiative order by hand now (`set_initiative`), and if
+    not why (`reason`, `reason_fr`, `rule`: d100-tcs rolls it every round, TC-4)."""
+
+    enabled: bool
+    reason: str | UnsetType = UNSET
+    reason_fr: str | UnsetType = UNSET
+    rule: str | UnsetType | None = UNSET
 
 
 class BoardDispute(msgspec.Struct, kw_only=True):
@@ -185,6 +197,10 @@ class PublicBoard(msgspec.Struct, kw_only=True):
     winner: str | None
     decided: bool
     undone: list[Annotated[list[int], Meta(min_length=2, max_length=2)]]
+    reorder: BoardReorder
+    # The version "undo last step" goes back to (the start of the last step in effect,
+    # minus one), None with nothing to undo: the history bar moves by whole steps.
+    step_back: int | None
 
 
 class GmBoard(PublicBoard, kw_only=True):
