@@ -37,7 +37,7 @@ from server.services.resolver import SIMULATE_RULESETS
 
 
 def _database_flags(sp: argparse.ArgumentParser) -> None:
-    """`fracas serve`'s database settings (server/store/settings.py; README's table)."""
+    """`fracas serve`'s database settings (server/store/settings.py; docs/operating.md's table)."""
     g = sp.add_argument_group("database (each flag also as its FRACAS_* variable)")
     count: dict[str, Any] = {"type": int, "metavar": "N"}
     secs: dict[str, Any] = {"type": seconds, "metavar": "SECONDS"}

@@ -4,7 +4,7 @@ Creation is the one thing anyone may do without a token, and each one stores row
 stream, its seeds, two tokens): POST /api/encounters, POST /api/campaigns and
 POST /api/simulate with `save` share one bucket per client address. The address is the
 TCP peer's: behind a reverse proxy every client shares the proxy's address (and bucket),
-so raise the limit there or let the proxy limit per client (README, Deploying).
+so raise the limit there or let the proxy limit per client (docs/operating.md, Deploying).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every setting is a `fracas serve` flag and a FRACAS_* environment variable alike (the flag
 wins); `DbSettings.resolve(flags)` reads both. The offline commands (`export`, `verify`,
-...) read the environment only. README.md, "Database settings", has the table.
+...) read the environment only. docs/operating.md, "Database settings", has the table.
 """
 
 from __future__ import annotations
