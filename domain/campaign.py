@@ -286,7 +286,7 @@ def _enroll(state: CampaignState, c: Enroll) -> list[CampaignEvent]:
     if c.master is not None:
         master = _char(state, c.master)
         if sheet.sheet["kind"] != "servant" or master.sheet["kind"] != "master":
-            raise Refused("rule_violation", "only a Servant names a Master", "RK-28")
+            raise Refused("rule_violation", rule="RK-28", reason="only_servant_names_master")
     return [
         CharacterEnrolled(
             character_id=f"p{len(state.characters) + 1}",
@@ -346,14 +346,17 @@ def _new_day(state: CampaignState) -> list[CampaignEvent]:
 def _transfer(state: CampaignState, c: TransferMana) -> list[CampaignEvent]:
     giver, receiver = _char(state, c.giver), _char(state, c.receiver)
     if giver.master != receiver.id and receiver.master != giver.id:
-        raise Refused("rule_violation", "mana goes only between a Master and its Servant", "RK-30")
+        raise Refused("rule_violation", rule="RK-30", reason="mana_master_servant_only")
     if giver.resources["mana"] - c.amount < 1:
-        raise Refused("rule_violation", f"{giver.name} must keep at least 1 mana", "RK-30")
+        raise Refused(
+            "rule_violation", rule="RK-30", reason="must_keep_one_mana", params={"giver": giver}
+        )
     if receiver.resources["mana"] + c.amount > receiver.maxima["mana"]:
         raise Refused(
             "rule_violation",
-            f"{receiver.name}'s pool holds only {receiver.maxima['mana']}",
-            "RK-30",
+            rule="RK-30",
+            reason="pool_full",
+            params={"receiver": receiver, "mana": receiver.maxima["mana"]},
         )
     return [ManaTransferred(giver=giver.id, receiver=receiver.id, amount=c.amount)]
 
@@ -361,7 +364,9 @@ def _transfer(state: CampaignState, c: TransferMana) -> list[CampaignEvent]:
 def _settle(state: CampaignState, c: SettleCharacter) -> list[CampaignEvent]:
     char = _char(state, c.character_id)
     if char.dead and c.hp > 0:
-        raise Refused("rule_violation", f"{char.name} is dead, and death is final", "RK-25")
+        raise Refused(
+            "rule_violation", rule="RK-25", reason="death_is_final", params={"character": char}
+        )
     for key, value in (("hp", c.hp), ("mana", c.mana), ("luck", c.luck)):
         if value > char.maxima[key]:
             raise Invalid(f"{key} {value} is over {char.name}'s maximum {char.maxima[key]}")

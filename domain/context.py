@@ -299,10 +299,11 @@ class Ctx:
     ) -> None:
         """Spend one use of a limited ability, or refuse with `limit_reached`."""
         if self.state.game.uses(combatant_id, key) >= limit:
-            name = self.combatant(combatant_id).name
-            raise Refused(
-                "limit_reached", f"{name} has already used {what} ({limit} per {scope})", rule
-            )
+            me = self.combatant(combatant_id)
+            # `what` is the caller's own gloss; the facts are the ability's key (the words
+            # name it in each language, projections/words/refusals.py)
+            params = {"actor": me, "ability": key, "limit": limit, "scope": scope}
+            raise Refused("limit_reached", rule=rule, reason="limit_used", params=params)
         self.emit(ev.LimitUsed(combatant_id=combatant_id, key=key, scope=scope, rule=rule))
 
     def status(self, combatant_id: str, key: str, value: Any, rule: str | None = None) -> None:

@@ -103,14 +103,19 @@ def _controls(ctx: Ctx, actor: str) -> None:
 def _in_fight(ctx: Ctx, actor: str) -> None:
     who = ctx.combatant(actor)
     if who.out is not None:
-        raise Refused("rule_violation", f"{who.name} is out of the fight ({who.out})", who.out_rule)
+        raise Refused(
+            "rule_violation",
+            rule=who.out_rule,
+            reason="out_of_the_fight",
+            params={"who": who, "out": who.out},
+        )
 
 
 def _no_pending(ctx: Ctx) -> None:
     if ctx.game.pending:
         p = ctx.game.pending[0]
-        target = ctx.combatant(p.target).name
-        raise Refused("reaction_pending", f"{target} must first answer the pending attack")
+        target = ctx.combatant(p.target)
+        raise Refused("reaction_pending", reason="answer_pending_first", params={"target": target})
 
 
 # --- turn advance ---------------------------------------------------------------------
@@ -218,10 +223,10 @@ def _remove(ctx: Ctx, c: cmd.RemoveCombatant) -> None:
 def _initiative(ctx: Ctx, c: cmd.RollInitiative) -> None:
     _gm_only(ctx.who, "roll initiative")
     if ctx.game.started:
-        raise Refused("rule_violation", "initiative is set before combat starts")
+        raise Refused("rule_violation", reason="initiative_before_combat")
     active = ctx.game.active()
     if not active:
-        raise Refused("rule_violation", "add combatants before rolling initiative")
+        raise Refused("rule_violation", reason="no_combatants_yet")
     scores = ctx.rules.initiative(ctx, active)
     ctx.emit(ev.InitiativeSet(order=ctx.rules.order(ctx.game, scores), scores=scores))
 
@@ -229,9 +234,9 @@ def _initiative(ctx: Ctx, c: cmd.RollInitiative) -> None:
 def _start(ctx: Ctx, c: cmd.StartCombat) -> None:
     _gm_only(ctx.who, "start combat")
     if ctx.game.started:
-        raise Refused("rule_violation", "combat has already started")
+        raise Refused("rule_violation", reason="combat_started")
     if len(ctx.game.active()) < 2:
-        raise Refused("rule_violation", "a fight needs at least two combatants")
+        raise Refused("rule_violation", reason="needs_two_combatants")
     if not ctx.game.order or set(ctx.game.order) != set(ctx.game.active()):
         _initiative(ctx, cmd.RollInitiative(dice=c.dice))
     ctx.emit(ev.CombatStarted(order=list(ctx.game.order)))
@@ -251,9 +256,11 @@ def _act(ctx: Ctx, c: cmd.Act) -> None:
         raise Invalid(f"{c.action} needs a target")
     if not spec.free:
         if not ctx.game.started:
-            raise Refused("not_your_turn", "combat has not started")
+            raise Refused("not_your_turn", reason="combat_not_started")
         if ctx.game.actor != c.actor:
-            raise Refused("not_your_turn", f"it is not {ctx.combatant(c.actor).name}'s turn")
+            raise Refused(
+                "not_your_turn", reason="not_turn_of", params={"actor": ctx.combatant(c.actor)}
+            )
         _no_pending(ctx)
     options.check(ctx.rules, ctx.game, c.actor, "action", c.action, c.options)
     ctx.emit(
@@ -273,8 +280,8 @@ def _react(ctx: Ctx, c: cmd.React) -> None:
     _controls(ctx, c.actor)
     pending = next((p for p in ctx.game.pending if p.target == c.actor), None)
     if pending is None:
-        name = ctx.combatant(c.actor).name
-        raise Refused("no_pending_reaction", f"no attack is waiting for {name}'s answer")
+        me = ctx.combatant(c.actor)
+        raise Refused("no_pending_reaction", reason="no_attack_waiting", params={"actor": me})
     if c.reaction != "none" and c.reaction not in ctx.rules.reactions:
         raise Invalid(f"unknown reaction {c.reaction!r}; known: {sorted(ctx.rules.reactions)}")
     if c.reaction != "none":
@@ -295,7 +302,9 @@ def _react(ctx: Ctx, c: cmd.React) -> None:
 def _end_turn(ctx: Ctx, c: cmd.EndTurn) -> None:
     _controls(ctx, c.actor)
     if ctx.game.actor != c.actor:
-        raise Refused("not_your_turn", f"it is not {ctx.combatant(c.actor).name}'s turn")
+        raise Refused(
+            "not_your_turn", reason="not_turn_of", params={"actor": ctx.combatant(c.actor)}
+        )
     _no_pending(ctx)
     end_turn(ctx, c.actor)
 
@@ -337,14 +346,14 @@ def _undo(ctx: Ctx, c: cmd.Undo) -> None:
             raise Invalid(f"to_version must be below the current version {led.version}")
     else:
         if not led.steps:
-            raise Refused("rule_violation", "there is nothing to undo")
+            raise Refused("rule_violation", reason="nothing_to_undo")
         target = led.steps[-1] - 1
     ctx.emit(ev.Undone(to_version=target, from_version=target + 1, reason=c.reason))
 
 
 def _entropy(ctx: Ctx, c: cmd.AddEntropy) -> None:
     if ctx.state.ledger.rolls:
-        raise Refused("rule_violation", "entropy can only be added before the first roll")
+        raise Refused("rule_violation", reason="entropy_after_first_roll")
     ctx.emit(ev.EntropyAdded(by=ctx.who.name or ctx.who.role, value=c.value))
 
 
@@ -360,7 +369,12 @@ def _apply_condition(ctx: Ctx, c: cmd.ApplyCondition) -> None:
     who = ctx.combatant(c.combatant)
     if who.out is not None:
         # A condition counts its bearer's turns; one out of the fight has none left.
-        raise Refused("rule_violation", f"{who.name} is out of the fight ({who.out})", who.out_rule)
+        raise Refused(
+            "rule_violation",
+            rule=who.out_rule,
+            reason="out_of_the_fight",
+            params={"who": who, "out": who.out},
+        )
     name = c.name.strip()
     if not name:
         raise Invalid("a condition needs a name")
@@ -402,7 +416,7 @@ def _set_initiative(ctx: Ctx, c: cmd.SetInitiative) -> None:
 def _continue(ctx: Ctx, c: cmd.ContinueCombat) -> None:
     _gm_only(ctx.who, "continue the fight")
     if one_side_left(ctx.game) is None or ctx.game.continued:
-        raise Refused("rule_violation", "the fight goes on: more than one side is standing")
+        raise Refused("rule_violation", reason="fight_not_decided")
     ctx.emit(ev.CombatContinued(reason=c.reason))
     if ctx.game.actor is None and not ctx.game.pending:
         next_turn(ctx)
@@ -479,7 +493,7 @@ def decide_and_fold(
     if who.role == "spectator":
         raise Forbidden("spectators only watch")
     if state.ledger.closed and not isinstance(command, (cmd.Dispute, cmd.AnswerDispute)):
-        raise Refused("closed", "the encounter is closed")
+        raise Refused("closed", reason="encounter_closed")
     manual = getattr(command, "dice", None)
     if manual is not None:
         _gm_only(who, "enter physical dice")

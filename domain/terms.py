@@ -150,12 +150,15 @@ class LegalAction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     default options. None when nothing is rolled, or it depends on what is not known yet.
     `reads` names the resources the odds are computed from (ranks-d100's health malus
     reads `hp`): a view that hides one of them hides the odds too (projections/board.py).
+    `reason` is a refusal's stable key and `params` its facts: the board words them in
+    English and French (projections/words/refusals.py).
     """
 
     action: str
     enabled: bool
     reason: str
     rule: str | None
+    params: dict[str, Any] = {}
     targets: list[str]
     ranks: list[str] | None = None
     choices: dict[str, Any] | list[str] | None = None

@@ -52,10 +52,13 @@ _body_decoder = msgspec.json.Decoder(SimulateBody)
 
 
 def unfit(message: str, refusal: Refused) -> Refused:
-    """A fighter refused as a 422 that keeps its code: a rule's refusal stays one."""
-    if refusal.code == "rule_violation" and refusal.rule:
-        return RuleViolation(message, refusal.rule)
-    return Invalid(message, refusal.rule)
+    """A fighter refused as a 422 that keeps its code and its facts: a rule's refusal
+    stays one, with its reason and parameters (`message` words only a field's check)."""
+    code = "rule_violation" if refusal.code == "rule_violation" and refusal.rule else "invalid"
+    out = Refused(code, message, refusal.rule, reason=refusal.reason, params=refusal.params,
+                  names=refusal.names)  # fmt: skip
+    out.status = 422
+    return out
 
 
 def fighter(side: str, raw: str | dict[str, Any], rules: Any) -> tuple[str | dict[str, Any], str]:

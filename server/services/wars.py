@@ -144,7 +144,7 @@ async def execute(
         if isinstance(command, war.Enroll) and isinstance(events[0], war.CharacterEnrolled):
             answer["character_id"] = events[0].character_id
         return answer
-    raise Refused("conflict", "the War kept changing under this command; send it again")
+    raise Refused("conflict", reason="war_conflict")
 
 
 def character_view(state: war.CampaignState, char: war.Character, gm: bool) -> dict[str, Any]:
@@ -278,4 +278,4 @@ async def carry_back(service: EncounterService, encounter_id: str) -> dict[str, 
             return await settle_in_war(service, encounter_id, proj.state)
         except ConcurrencyError:
             continue
-    raise Refused("conflict", "the War kept changing while carrying the encounter back")
+    raise Refused("conflict", reason="war_conflict")

@@ -1,0 +1,246 @@
+"""The words of every refusal, in English and French from the same facts.
+
+The domain refuses with a code, a reason key, a rule id and parameters
+(domain/errors.py); this room words them, as the narrators word events. A template names
+its parameters in braces; a parameter that was a combatant is said by its name. Nothing
+here reads a sentence back: there is no pattern matching, and a reason without words is
+a test failure (tests/unit/test_refusal_words.py), not a fallback at run time.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from typing import Any
+
+from domain.errors import Refused
+from projections.words.french import de
+
+__all__ = ["CODES", "WORDS", "said", "word", "word_reason"]
+
+# reason -> (English, French). Keys are stable: clients may switch on them.
+WORDS: dict[str, tuple[str, str]] = {}
+
+
+def _add(table: Mapping[str, tuple[str, str]]) -> None:
+    for key, pair in table.items():
+        assert key not in WORDS or WORDS[key] == pair, f"two words for {key}"
+        WORDS[key] = pair
+
+
+# --- the encounter, shared by every rule system ---------------------------------------
+_add(
+    {
+        "out_of_the_fight": (
+            "{who} is out of the fight ({out})",
+            "{who} est hors de combat ({out})",
+        ),
+        "answer_pending_first": (
+            "{target} must first answer the pending attack",
+            "{target} doit d'abord répondre à l'attaque en attente",
+        ),
+        "initiative_before_combat": (
+            "initiative is set before combat starts",
+            "l'initiative se fixe avant le début du combat",
+        ),
+        "no_combatants_yet": (
+            "add combatants before rolling initiative",
+            "ajoutez des combattants avant de lancer l'initiative",
+        ),
+        "combat_started": ("combat has already started", "le combat a déjà commencé"),
+        "combat_not_started": ("combat has not started", "le combat n'a pas commencé"),
+        "needs_two_combatants": (
+            "a fight needs at least two combatants",
+            "un combat demande au moins deux combattants",
+        ),
+        "no_attack_waiting": (
+            "no attack is waiting for {actor}'s answer",
+            "aucune attaque n'attend la réponse {de_actor}",
+        ),
+        "not_turn_of": ("it is not {actor}'s turn", "ce n'est pas le tour {de_actor}"),
+        "nothing_to_undo": ("there is nothing to undo", "il n'y a rien à annuler"),
+        "entropy_after_first_roll": (
+            "entropy can only be added before the first roll",
+            "l'entropie ne s'ajoute qu'avant le premier jet",
+        ),
+        "fight_not_decided": (
+            "the fight goes on: more than one side is standing",
+            "le combat continue : plus d'un camp est encore debout",
+        ),
+        "encounter_closed": ("the encounter is closed", "la rencontre est close"),
+        "limit_used": (
+            "{actor} has already used {ability} ({limit} per {scope})",
+            "{actor} a déjà utilisé {ability} ({limit} par {scope})",
+        ),
+        "no_armor_to_repair": (
+            "{system} has no armor to repair",
+            "{system} n'a pas d'armure à réparer",
+        ),
+        "conflict": (
+            "the encounter kept changing under this command; send it again",
+            "la rencontre a changé pendant cette commande : renvoyez-la",
+        ),
+        "war_conflict": (
+            "the War kept changing under this command; send it again",
+            "la Guerre a changé pendant cette commande : renvoyez-la",
+        ),
+        "close_before_carry_back": (
+            "close the encounter before carrying it back",
+            "clôturez la rencontre avant de la reporter dans la Guerre",
+        ),
+    }
+)
+
+# --- why an action is not offered now (the board's `legal`), shared words --------------
+_add(
+    {
+        "not_your_turn": ("not your turn", "ce n'est pas votre tour"),
+        "already_attacked": ("already attacked", "a déjà attaqué"),
+        "no_target": ("no target", "aucune cible"),
+        "once_per_session": ("once per session", "une fois par session"),
+        "out": ("out of the fight", "hors de combat"),
+    }
+)
+
+# --- the War (ranks-d100 campaigns) -----------------------------------------------------
+_add(
+    {
+        "only_servant_names_master": (
+            "only a Servant names a Master",
+            "seul un Servant désigne un Master",
+        ),
+        "mana_master_servant_only": (
+            "mana goes only between a Master and its Servant",
+            "le mana ne passe qu'entre un Master et son Servant",
+        ),
+        "must_keep_one_mana": (
+            "{giver} must keep at least 1 mana",
+            "{giver} doit garder au moins 1 PM",
+        ),
+        "pool_full": (
+            "{receiver}'s pool holds only {mana}",
+            "la réserve {de_receiver} ne contient que {mana} PM",
+        ),
+        "death_is_final": (
+            "{character} is dead, and death is final",
+            "{character} est mort, et la mort est définitive",
+        ),
+    }
+)
+
+# What a limited ability is called (`limit_used`'s `ability`), and a limit's scope.
+ABILITIES: dict[str, tuple[str, str]] = {
+    "attack": ("their attack this turn", "son attaque de ce tour"),
+    "second_wind": ("their second wind", "son second souffle"),
+    "complex": ("the complex action of this phase", "l'action complexe de cette phase"),
+    "parry": ("their parries", "ses parades"),
+    "dodge": ("their dodges", "ses esquives"),
+    "defense": ("their defenses", "ses défenses"),
+}
+SCOPES: dict[str, tuple[str, str]] = {
+    "turn": ("turn", "tour"),
+    "round": ("round", "round"),
+    "session": ("session", "session"),
+    "campaign": ("War", "Guerre"),
+}
+OUTS: dict[str, tuple[str, str]] = {
+    "defeated": ("defeated", "vaincu"),
+    "dead": ("dead", "mort"),
+    "fled": ("fled", "en fuite"),
+    "out_of_mana": ("out of mana", "à court de PM"),
+    "removed": ("removed", "retiré"),
+}
+
+# What an error code means, for the errors that are not a rule's (the adapters' own).
+CODES: dict[str, tuple[str, str]] = {
+    "invalid": ("the request does not fit", "la requête ne convient pas"),
+    "unauthorized": (
+        "no token, or one that gives no access here",
+        "jeton absent ou sans accès ici",
+    ),
+    "forbidden": ("your role may not do this", "votre rôle ne permet pas cela"),
+    "not_found": ("no such thing here", "introuvable ici"),
+    "method_not_allowed": ("another method is served here", "une autre méthode est servie ici"),
+    "too_large": ("the body is over the size limit", "le corps dépasse la taille permise"),
+    "conflict": ("the state changed meanwhile", "l'état a changé entre-temps"),
+    "rate_limited": ("too many requests; wait a little", "trop de requêtes : patientez un peu"),
+    "unavailable": (
+        "the database is out of reach; retry after a few seconds (same Idempotency-Key)",
+        "la base de données est injoignable : réessayez dans quelques secondes (même"
+        " Idempotency-Key)",
+    ),
+    "internal": (
+        "the server failed on this request; it was logged",
+        "le serveur a échoué sur cette requête ; c'est consigné",
+    ),
+    "idempotency_mismatch": (
+        "this Idempotency-Key was used with another body",
+        "cette Idempotency-Key a servi pour un autre corps",
+    ),
+}
+
+
+class _Formatter(string.Formatter):
+    """Fills a template: lists as "a, b", None as "-"."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if isinstance(value, list | tuple | set | frozenset):
+            value = ", ".join(str(v) for v in value)
+        elif value is None:
+            value = "-"
+        return str(super().format_field(value, format_spec))
+
+
+_FORMAT = _Formatter()
+
+
+def _said(key: str, value: Any, names: Mapping[str, str], fr: bool) -> Any:
+    """A parameter as the words say it: a combatant by name, a known term in the language."""
+    if key in names:
+        return names[key]
+    vocab = {"ability": ABILITIES, "scope": SCOPES, "out": OUTS}.get(key)
+    if vocab is not None and isinstance(value, str):
+        if key == "ability" and value.startswith("half_rank."):
+            stat = value.removeprefix("half_rank.")
+            return f"les demi-rangs de {stat} ce RP" if fr else f"the half-ranks of {stat} this RP"
+        pair = vocab.get(value)
+        if pair is not None:
+            return pair[1] if fr else pair[0]
+    return value
+
+
+def word_reason(
+    reason: str, params: Mapping[str, Any], names: Mapping[str, str] | None = None
+) -> tuple[str, str] | None:
+    """(English, French) of `reason` with its parameters, or None if it has no words."""
+    pair = WORDS.get(reason)
+    if pair is None:
+        return None
+    named = names or {}
+    out: list[str] = []
+    for fr, template in ((False, pair[0]), (True, pair[1])):
+        values = {k: _said(k, v, named, fr) for k, v in params.items()}
+        values |= {f"de_{k}": de(str(v)) for k, v in values.items()}
+        out.append(_FORMAT.format(template, **values))
+    return out[0], out[1]
+
+
+def word(
+    code: str,
+    reason: str,
+    params: Mapping[str, Any],
+    names: Mapping[str, str] | None = None,
+    message: str = "",
+) -> tuple[str, str]:
+    """(English, French) of a refusal or an error: its reason's words, else its code's
+    meaning in French beside the English text the adapter gave."""
+    said = word_reason(reason, params, names)
+    if said is not None:
+        return said
+    en, fr = CODES.get(code, (code, code))
+    return message or en, fr if not message else f"{fr} : {message}"
+
+
+def said(refusal: Refused) -> tuple[str, str]:
+    """(English, French) of a domain refusal."""
+    return word(refusal.code, refusal.reason, refusal.params, refusal.names, refusal.message)
