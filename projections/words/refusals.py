@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import Refused
+from domain.rules import REGISTRY
 from projections.words.french import de
 
 __all__ = ["CODES", "WORDS", "said", "word", "word_reason"]
@@ -102,6 +103,121 @@ _add(
     }
 )
 
+# --- d20-na -----------------------------------------------------------------------------
+_add(
+    {
+        "waiting_for_defense": ("waiting for a defense", "une défense est attendue"),
+        "shooting_weapon_in_melee": (
+            "a shooting weapon cannot strike in melee",
+            "une arme de tir ne frappe pas en mêlée",
+        ),
+        "not_a_weapon_of_mode": (
+            "{weapon} is not a {mode} weapon",
+            "{weapon} n'est pas une arme {mode}",
+        ),
+        "cannot_be_defended": (
+            "this attack cannot be parried or dodged",
+            "cette attaque ne peut être ni parée ni esquivée",
+        ),
+        "ranged_not_dodged": (
+            "a ranged attack cannot be dodged",
+            "une attaque à distance ne s'esquive pas",
+        ),
+        "projectile_shield_only": (
+            "a projectile can only be parried with a shield",
+            "un projectile ne se pare qu'au bouclier",
+        ),
+        "defense_now_costs": (
+            "a {action} now costs {cost} half-action(s); {left} left this round",
+            "{action} coûte maintenant {cost} demi-action(s) ; il en reste {left} ce round",
+        ),
+        "defenses_per_round": (
+            "no more than {limit} {defense} per round",
+            "pas plus de {limit} {defense} par round",
+        ),
+        "no_weapon_of_mode": ("no {mode} weapon on the sheet", "aucune arme {mode} sur la fiche"),
+        "nothing_to_reload": ("nothing to reload", "rien à recharger"),
+        "resolver_melee_only": (
+            "the 1v1 resolver is melee only",
+            "le résolveur 1 contre 1 ne joue que la mêlée",
+        ),
+        "resolver_does_not_aim": (
+            "the 1v1 resolver does not aim",
+            "le résolveur 1 contre 1 ne vise pas",
+        ),
+        "reload_first": ("reload first", "rechargez d'abord"),
+        "charge_ends_in_melee": (
+            "a charge ends in a melee attack",
+            "une charge se termine par une attaque au corps-à-corps",
+        ),
+        "charge_ends_on_target": (
+            "a charge ends in a melee attack on its target",
+            "une charge se termine par une attaque au corps-à-corps sur sa cible",
+        ),
+        "no_charge_in_melee": (
+            "cannot charge while engaged in melee",
+            "impossible de charger en mêlée",
+        ),
+        "passing_off": (
+            "passing is off in this encounter",
+            "passer est désactivé dans cette rencontre",
+        ),
+        "charge_then_attack": (
+            "a charge must be followed by its attack",
+            "une charge doit être suivie de son attaque",
+        ),
+        "cannot_be_attacked_now": (
+            "{target} cannot be attacked now",
+            "{target} ne peut pas être attaqué maintenant",
+        ),
+        "must_be_reloaded": ("{weapon} must be reloaded", "{weapon} doit être rechargée"),
+        "only_gm_decides": (
+            "only the GM decides {flag}",
+            "seul le MJ décide de « {flag} »",
+        ),
+        "two_handed_with_shield": (
+            "{weapon} is two-handed and cannot be used with a shield",
+            "{weapon} se manie à deux mains et ne s'utilise pas avec un bouclier",
+        ),
+        "two_two_handed": (
+            "two two-handed weapons cannot be used together: {weapons}",
+            "deux armes à deux mains ne s'utilisent pas ensemble : {weapons}",
+        ),
+        "not_off_hand": (
+            "{weapon} cannot be wielded in the off hand",
+            "{weapon} ne se manie pas de la main non directrice",
+        ),
+        "shield_no_second_weapon": (
+            "a shield leaves no hand for a second weapon",
+            "un bouclier ne laisse pas de main pour une seconde arme",
+        ),
+        "dual_needs_one_handed": (
+            "dual wielding needs a one-handed main weapon",
+            "combattre à deux armes demande une arme principale à une main",
+        ),
+        "something_in_the_way": (
+            "something stands in the way",
+            "quelque chose fait obstacle",
+        ),
+        "not_waiting_reload": (
+            "'{weapon}' is not waiting to be reloaded",
+            "« {weapon} » n'attend pas d'être rechargée",
+        ),
+        "budget_short_for": (
+            "{actor} needs {cost} half-action(s) for {action} but has {left} left this round",
+            "{actor} a besoin de {cost} demi-action(s) pour {action}, il en reste {left} ce round",
+        ),
+        "budget_short": (
+            "{actor} needs {cost} half-action(s), has {left} left",
+            "{actor} a besoin de {cost} demi-action(s), il en reste {left}",
+        ),
+        "slot_taken": (
+            "a slot is one action or two half-actions: end the turn first",
+            "un créneau, c'est une action ou deux demi-actions : finissez d'abord le tour",
+        ),
+    }
+)
+
 # --- the War (ranks-d100 campaigns) -----------------------------------------------------
 _add(
     {
@@ -142,6 +258,16 @@ SCOPES: dict[str, tuple[str, str]] = {
     "round": ("round", "round"),
     "session": ("session", "session"),
     "campaign": ("War", "Guerre"),
+}
+DEFENSES: dict[str, tuple[str, str]] = {
+    "parry": ("parries", "parades"),
+    "dodge": ("dodges", "esquives"),
+    "defense": ("defenses", "défenses"),
+}
+MODES: dict[str, tuple[str, str]] = {
+    "melee": ("melee", "de mêlée"),
+    "shoot": ("shooting", "de tir"),
+    "throw": ("throwing", "de jet"),
 }
 OUTS: dict[str, tuple[str, str]] = {
     "defeated": ("defeated", "vaincu"),
@@ -194,11 +320,16 @@ class _Formatter(string.Formatter):
 _FORMAT = _Formatter()
 
 
+_VOCABS = {"ability": ABILITIES, "scope": SCOPES, "out": OUTS, "mode": MODES, "defense": DEFENSES}
+
+
 def _said(key: str, value: Any, names: Mapping[str, str], fr: bool) -> Any:
     """A parameter as the words say it: a combatant by name, a known term in the language."""
     if key in names:
         return names[key]
-    vocab = {"ability": ABILITIES, "scope": SCOPES, "out": OUTS}.get(key)
+    if key == "action" and isinstance(value, str):
+        return _action(value, fr)
+    vocab = _VOCABS.get(key)
     if vocab is not None and isinstance(value, str):
         if key == "ability" and value.startswith("half_rank."):
             stat = value.removeprefix("half_rank.")
@@ -207,6 +338,15 @@ def _said(key: str, value: Any, names: Mapping[str, str], fr: bool) -> Any:
         if pair is not None:
             return pair[1] if fr else pair[0]
     return value
+
+
+def _action(code: str, fr: bool) -> str:
+    """An action or reaction code as its rule system labels it (the first that knows it)."""
+    for rules in REGISTRY.values():
+        spec = rules.actions.get(code) or rules.reactions.get(code)
+        if spec is not None:
+            return spec.label_fr if fr else spec.label
+    return code.replace("_", " ")
 
 
 def word_reason(

@@ -126,12 +126,10 @@ def _hands(weapons: list[dict[str, Any]], off_hand: Any, shield: Any) -> str | N
     two_handed = [w["name"] for w in weapons if w["two_handed"]]
     if shield is not None and two_handed:
         raise RuleViolation(
-            f"{two_handed[0]} is two-handed and cannot be used with a shield", "NA-19"
+            rule="NA-19", reason="two_handed_with_shield", params={"weapon": two_handed[0]}
         )
     if len(two_handed) > 1:
-        raise RuleViolation(
-            f"two two-handed weapons cannot be used together: {two_handed}", "NA-19"
-        )
+        raise RuleViolation(rule="NA-19", reason="two_two_handed", params={"weapons": two_handed})
     if off_hand is None:
         return None
     name = _name("sheet.off_hand", off_hand)
@@ -140,12 +138,12 @@ def _hands(weapons: list[dict[str, Any]], off_hand: Any, shield: Any) -> str | N
     if weapon is None:
         raise Invalid(f"sheet.off_hand names no weapon of the sheet: {name!r}", "NA-17")
     if weapon["kind"] == "shoot" or weapon["two_handed"]:
-        raise RuleViolation(f"{name} cannot be wielded in the off hand", "NA-19")
+        raise RuleViolation(rule="NA-19", reason="not_off_hand", params={"weapon": name})
     if shield is not None:
-        raise RuleViolation("a shield leaves no hand for a second weapon", "NA-19")
+        raise RuleViolation(rule="NA-19", reason="shield_no_second_weapon")
     mains = [w for w in weapons if w["kind"] != "shoot" and w["name"] != name]
     if not mains or mains[0]["two_handed"]:
-        raise RuleViolation("dual wielding needs a one-handed main weapon", "NA-19")
+        raise RuleViolation(rule="NA-19", reason="dual_needs_one_handed")
     return name
 
 
