@@ -218,6 +218,186 @@ _add(
     }
 )
 
+# --- ranks-d100 -------------------------------------------------------------------------
+_add(
+    {
+        "fleeing_cannot_attack": (
+            "{actor} is fleeing and cannot attack",
+            "{actor} est en fuite et ne peut pas attaquer",
+        ),
+        "luck_before_own_action": (
+            "a Luck die is rolled just before your own action",
+            "un jet de Chance se lance juste avant votre propre action",
+        ),
+        "luck_before_action_die": (
+            "the Luck die comes before the action's die",
+            "le jet de Chance précède le dé de l'action",
+        ),
+        "luck_result_waiting": (
+            "a Luck result already waits for the next roll",
+            "un résultat de Chance attend déjà le prochain jet",
+        ),
+        "no_luck_left": (
+            "{actor} has no Luck uses left this War",
+            "{actor} n'a plus de jet de Chance pour cette Guerre",
+        ),
+        "mana_own_pair_only": (
+            "{actor} can only give mana to their own Master or Servant",
+            "{actor} ne peut donner de PM qu'à son propre Master ou Servant",
+        ),
+        "pool_full_one_for_one": (
+            "{target}'s pool holds only {mana}: 1 given must be 1 received",
+            "la réserve {de_target} ne contient que {mana} PM : 1 donné doit être 1 reçu",
+        ),
+        "mana_short": (
+            "{actor} has {mana} mana; this {action} at rank {rank} costs {cost}",
+            "{actor} a {mana} PM ; {action} au rang {rank} en coûte {cost}",
+        ),
+        "rank_above_cap": (
+            "{actor} can attack at rank {own} at most with {stat}, not {rank}",
+            "{actor} attaque au plus au rang {own} avec {stat}, pas {rank}",
+        ),
+        "no_magic_stat": (
+            "{actor} has no Magic stat to cast with",
+            "{actor} n'a pas de caractéristique Magie pour lancer un sort",
+        ),
+        "servants_only_np": (
+            "only Servants have Noble Phantasms",
+            "seuls les Servants ont des Noble Phantasmes",
+        ),
+        "no_noble_phantasm": (
+            "{actor} has no Noble Phantasm {name}",
+            "{actor} n'a pas de Noble Phantasme {name}",
+        ),
+        "no_advanced_spell": (
+            "{actor} has no Advanced Spell {name}",
+            "{actor} n'a pas de Sort Avancé {name}",
+        ),
+        "switch_not_rolled_here": (
+            "{other} is not rolled here: a switch lasts one roll",
+            "{other} n'est pas lancé ici : une bascule dure un jet",
+        ),
+        "no_positive_half_rank": (
+            "{stat} ({rank}) has no positive half-rank to activate",
+            "{stat} ({rank}) n'a pas de demi-rang positif à activer",
+        ),
+        "no_negative_half_rank": (
+            "{stat} ({rank}) has no negative half-rank to deactivate",
+            "{stat} ({rank}) n'a pas de demi-rang négatif à désactiver",
+        ),
+        "elemental_counter_gm": (
+            "an Elemental Magic user's counter follows rules the GM settles",
+            "la Contre-Attaque d'un utilisateur de Magie Élémentaire suit des règles que le MJ"
+            " tranche",
+        ),
+        "no_servant_to_intercept": (
+            "{master} has no Servant to intercept",
+            "{master} n'a pas de Servant pour intercepter",
+        ),
+        "intercept_endurance_only": (
+            "an intercepting Servant may only reduce with Endurance",
+            "un Servant qui intercepte ne réduit qu'avec l'Endurance",
+        ),
+        "counter_same_type": (
+            "a {type} attack can only be countered by a {type} attack, not {type_}",
+            "une attaque {type} ne se contre que par une attaque {type}, pas {type_}",
+        ),
+        "counter_chain_length": (
+            "{n} chained attacks are countered only by at least {n} chained attacks",
+            "{n} attaques enchaînées ne se contrent que par au moins {n} attaques enchaînées",
+        ),
+        "counter_rank_too_low": (
+            "a rank-{theirs} attack is blocked only by a counter of rank {theirs} or higher,"
+            " not {rank}",
+            "une attaque de rang {theirs} ne se bloque que par une Contre-Attaque de rang"
+            " {theirs} ou plus, pas {rank}",
+        ),
+        "counter_names_attack": (
+            "options.action names the counter's attack: {attacks}",
+            "options.action nomme l'attaque de la Contre-Attaque : {attacks}",
+        ),
+        "no_counter_fits": (
+            "no counter of the same type at rank {rank} or higher within your caps and mana",
+            "aucune Contre-Attaque du même type au rang {rank} ou plus dans vos plafonds et vos PM",
+        ),
+        "flight_answers": (
+            "a flight is answered with block_flight or none",
+            "une fuite se répond par block_flight ou none",
+        ),
+        "not_an_answer": (
+            "{reaction} does not answer an attack",
+            "{reaction} ne répond pas à une attaque",
+        ),
+        "seals_masters_only": (
+            "sheet.command_seals is for Masters only",
+            "sheet.command_seals est réservé aux Masters",
+        ),
+        "no_seal_left": (
+            "{master} has no Command Seal left (sheet.command_seals)",
+            "{master} n'a plus de Sceau de Commandement (sheet.command_seals)",
+        ),
+        "too_many_ex": (
+            "a {kind} may have {cap} stat(s) at EX, not {ex}",
+            "un {kind} peut avoir {cap} caractéristique(s) à EX, pas {ex}",
+        ),
+        "servant_needs_np": (
+            "a Servant needs a Noble Phantasm stat (NP)",
+            "un Servant a besoin d'une caractéristique Noble Phantasme (NP)",
+        ),
+        "servants_only_field": (
+            "sheet.{servant_only} is for Servants only",
+            "sheet.{servant_only} est réservé aux Servants",
+        ),
+        "skill_is_passive": (
+            "{skill} is passive: always on, never switched",
+            "{skill} est passive : toujours active, jamais basculée",
+        ),
+        "skill_in_effect": ("{skill} is already in effect", "{skill} fait déjà effet"),
+        "rank_mixes_signs": (
+            "'{text}' mixes + and -: a + removes the - (RK-10)",
+            "« {text} » mêle + et - : un + retire le - (RK-10)",
+        ),
+        "ex_no_half_ranks": (
+            "'{text}': EX takes no half-ranks (RK-11)",
+            "« {text} » : EX ne prend pas de demi-rang (RK-11)",
+        ),
+        "rank_too_many_plus": (
+            "'{text}': at most three + (a fourth raises the rank, RK-9)",
+            "« {text} » : trois + au plus (un quatrième élève le rang, RK-9)",
+        ),
+        "rank_too_many_minus": (
+            "'{text}': at most one - (RK-10)",
+            "« {text} » : un - au plus (RK-10)",
+        ),
+        # why an action is not offered now (the board's `legal`)
+        "not_your_attack_phase": ("not your attack phase", "ce n'est pas votre phase d'attaque"),
+        "complex_action_made": (
+            "already made this phase's complex action",
+            "a déjà fait l'action complexe de cette phase",
+        ),
+        "no_opponent_left": ("no opponent left", "plus d'adversaire"),
+        "fleeing_this_tour": ("fleeing this Tour", "en fuite ce Tour"),
+        "not_enough_mana": ("not enough mana", "pas assez de PM"),
+        "luck_before_own_roll": (
+            "Luck comes just before your own roll",
+            "la Chance se lance juste avant votre jet",
+        ),
+        "no_luck_uses_left": ("no Luck uses left this War", "plus de jet de Chance cette Guerre"),
+        "no_partner_with_room": (
+            "no Master or Servant here with room for mana",
+            "aucun Master ni Servant ici n'a de place pour des PM",
+        ),
+        "keep_one_mana": ("must keep at least 1 mana", "doit garder au moins 1 PM"),
+        "every_skill_in_effect": (
+            "every active skill is already in effect",
+            "chaque compétence active fait déjà effet",
+        ),
+        "no_servant_left": ("no Servant left to intercept", "plus de Servant pour intercepter"),
+        "knows_no_np": ("knows no Noble Phantasm", "ne connaît aucun Noble Phantasme"),
+        "knows_no_spell": ("knows no advanced spell", "ne connaît aucun Sort Avancé"),
+    }
+)
+
 # --- the War (ranks-d100 campaigns) -----------------------------------------------------
 _add(
     {
@@ -307,20 +487,29 @@ CODES: dict[str, tuple[str, str]] = {
 
 
 class _Formatter(string.Formatter):
-    """Fills a template: lists as "a, b", None as "-"."""
+    """Fills a template: lists as "a, b", None as nothing."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if isinstance(value, list | tuple | set | frozenset):
             value = ", ".join(str(v) for v in value)
         elif value is None:
-            value = "-"
+            value = ""
         return str(super().format_field(value, format_spec))
 
 
 _FORMAT = _Formatter()
 
 
-_VOCABS = {"ability": ABILITIES, "scope": SCOPES, "out": OUTS, "mode": MODES, "defense": DEFENSES}
+TYPES: dict[str, tuple[str, str]] = {
+    "physical": ("physical", "physique"),
+    "magic": ("magic", "magique"),
+}
+KINDS: dict[str, tuple[str, str]] = {
+    "master": ("Master", "Master"),
+    "servant": ("Servant", "Servant"),
+}
+_VOCABS = {"ability": ABILITIES, "scope": SCOPES, "out": OUTS, "mode": MODES, "defense": DEFENSES,
+           "type": TYPES, "type_": TYPES, "kind": KINDS}  # fmt: skip
 
 
 def _said(key: str, value: Any, names: Mapping[str, str], fr: bool) -> Any:
@@ -361,7 +550,7 @@ def word_reason(
     for fr, template in ((False, pair[0]), (True, pair[1])):
         values = {k: _said(k, v, named, fr) for k, v in params.items()}
         values |= {f"de_{k}": de(str(v)) for k, v in values.items()}
-        out.append(_FORMAT.format(template, **values))
+        out.append(" ".join(_FORMAT.format(template, **values).split()))
     return out[0], out[1]
 
 

@@ -144,7 +144,7 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
         out[stat] = str(parse_rank(sheet[stat]))
     if kind == "servant":
         if "NP" not in sheet:
-            raise RuleViolation("a Servant needs a Noble Phantasm stat (NP)", "RK-52")
+            raise RuleViolation(rule="RK-52", reason="servant_needs_np")
         out["NP"] = str(parse_rank(sheet["NP"]))
         if "MAGIC" in sheet:
             # RK-55 reserves the Magic stat to Masters, yet RK-58 gives a Servant Advanced
@@ -168,7 +168,11 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
     else:
         for servant_only in ("NP", "noble_phantasms", "rarity", "class", "master"):
             if sheet.get(servant_only) not in (None, []):  # a normalized sheet has []
-                raise RuleViolation(f"sheet.{servant_only} is for Servants only", "RK-52")
+                raise RuleViolation(
+                    rule="RK-52",
+                    reason="servants_only_field",
+                    params={"servant_only": servant_only},
+                )
         out["MAGIC"] = str(parse_rank(sheet.get("MAGIC", "E")))
     out["noble_phantasms"] = _abilities(
         sheet.get("noble_phantasms", []), "noble_phantasms", "RK-52"
@@ -212,4 +216,6 @@ def _check_ex_caps(sheet: Mapping[str, Any]) -> None:
     ex = [s for s in counted if sheet[s] == "EX" and s not in sheet["boosted"]]
     cap = 1 if sheet["kind"] == "master" else 2
     if len(ex) > cap:
-        raise RuleViolation(f"a {sheet['kind']} may have {cap} stat(s) at EX, not {ex}", "RK-31")
+        raise RuleViolation(
+            rule="RK-31", reason="too_many_ex", params={"kind": sheet["kind"], "cap": cap, "ex": ex}
+        )

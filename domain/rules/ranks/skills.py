@@ -105,10 +105,18 @@ def refusal(me: Combatant, skill: Mapping[str, Any]) -> Refused | None:
     """Why the skill cannot be activated now, or None (shared by `activate` and `legal`)."""
     if skill["mode"] == "passive":
         return Refused(
-            "rule_violation", f"{skill['name']} is passive: always on, never switched", "RK-16"
+            "rule_violation",
+            rule="RK-16",
+            reason="skill_is_passive",
+            params={"skill": skill["name"]},
         )
     if skill["name"] in me.conditions:
-        return Refused("rule_violation", f"{skill['name']} is already in effect", "RK-14")
+        return Refused(
+            "rule_violation",
+            rule="RK-14",
+            reason="skill_in_effect",
+            params={"skill": skill["name"]},
+        )
     return None
 
 

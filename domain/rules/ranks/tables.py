@@ -45,13 +45,13 @@ def parse_rank(text: Any, rule: str = "RK-2") -> Rank:
     index = LETTERS.index(body)
     plus, minus = marks.count("+"), marks.count("-")
     if plus and minus:
-        raise RuleViolation(f"{text!r} mixes + and -: a + removes the - (RK-10)", "RK-10")
+        raise RuleViolation(rule="RK-10", reason="rank_mixes_signs", params={"text": text})
     if index == 5 and marks:
-        raise RuleViolation(f"{text!r}: EX takes no half-ranks (RK-11)", "RK-11")
+        raise RuleViolation(rule="RK-11", reason="ex_no_half_ranks", params={"text": text})
     if plus > MAX_PLUS:
-        raise RuleViolation(f"{text!r}: at most three + (a fourth raises the rank, RK-9)", "RK-9")
+        raise RuleViolation(rule="RK-9", reason="rank_too_many_plus", params={"text": text})
     if minus > MAX_MINUS:
-        raise RuleViolation(f"{text!r}: at most one - (RK-10)", "RK-10")
+        raise RuleViolation(rule="RK-10", reason="rank_too_many_minus", params={"text": text})
     return Rank(index, plus - minus)
 
 
