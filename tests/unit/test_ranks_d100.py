@@ -918,6 +918,6 @@ def test_RK_55_legal_says_a_character_without_spells_knows_no_advanced_spell() -
     (spell,) = [e for e in legal_of(t, a) if e["action"] == "advanced_spell"]
     assert (spell["enabled"], spell["reason"], spell["rule"]) == (
         False,
-        "knows no advanced spell",
+        "knows_no_spell",
         "RK-55",
     )
