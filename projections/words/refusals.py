@@ -398,6 +398,107 @@ _add(
     }
 )
 
+# --- d100-tcs ---------------------------------------------------------------------------
+_add(
+    {
+        "declare_at_turn_start": (
+            "both actions are declared at the start of the turn",
+            "les deux actions se déclarent au début du tour",
+        ),
+        "wears_no_armor": ("{who} wears no armor", "{who} ne porte pas d'armure"),
+        "armor_intact": ("{who}'s armor is intact", "l'armure {de_who} est intacte"),
+        "target_foe_in_fight": (
+            "the target must be a foe still in the fight",
+            "la cible doit être un adversaire encore en lice",
+        ),
+        "energy_short": (
+            "{actor} needs {need} NRJ for {spell}, has {energy}",
+            "{actor} a besoin de {need} NRJ pour {spell}, en a {energy}",
+        ),
+        "prone_stand_or_flee": (
+            "{actor} is prone: stand up or flee",
+            "{actor} est à terre : se relever ou fuir",
+        ),
+        "flight_off": (
+            "flight is an advanced rule, off here",
+            "la fuite est une règle avancée, désactivée ici",
+        ),
+        "actions_short": (
+            "{action} needs {need} action(s), {left} left",
+            "{action} demande {need} action(s), il en reste {left}",
+        ),
+        "no_weapon": ("{actor} has no weapon", "{actor} n'a pas d'arme"),
+        "fleer_not_struck": (
+            "a fleer is pursued or shot, not struck",
+            "un fuyard se poursuit ou se vise, il ne se frappe pas",
+        ),
+        "rejoin_melee_first": (
+            "{actor} must first rejoin the melee",
+            "{actor} doit d'abord rejoindre la mêlée",
+        ),
+        "no_unbroken_shield": (
+            "{foe} has no unbroken shield",
+            "{foe} n'a pas de bouclier intact",
+        ),
+        "beyond_range": (
+            "beyond twice the {base} m base range",
+            "au-delà du double de la portée de base de {base} m",
+        ),
+        "knows_no_such_spell": (
+            "{actor} knows no spell {spell}",
+            "{actor} ne connaît pas de sort {spell}",
+        ),
+        "no_such_item": ("{actor} carries no '{item}'", "{actor} n'a pas « {item} »"),
+        "nothing_to_use": ("{actor} carries nothing to use", "{actor} n'a rien à utiliser"),
+        "no_potion_left": (
+            "{actor} has no potion {potion} left",
+            "{actor} n'a plus de potion {potion}",
+        ),
+        "no_drinking_in_melee": (
+            "no drinking while engaged in melee",
+            "on ne boit pas au contact, en mêlée",
+        ),
+        "sprint_range": (
+            "sprint is 0 to {max} extra metres",
+            "un sprint ajoute de 0 à {max} mètres",
+        ),
+        "not_prone": ("{actor} is not prone", "{actor} n'est pas à terre"),
+        "flight_declared": (
+            "{actor} has already declared flight",
+            "{actor} a déjà déclaré sa fuite",
+        ),
+        "not_fleeing": ("{foe} is not fleeing", "{foe} ne fuit pas"),
+        "already_in_melee": ("{actor} is already in the melee", "{actor} est déjà dans la mêlée"),
+        "no_such_technique": (
+            "{actor} has no technique or skill '{tcs}'",
+            "{actor} n'a ni technique ni compétence « {tcs} »",
+        ),
+        "no_foe_fleeing": ("no foe is fleeing", "aucun adversaire ne fuit"),
+        "spells_test_mm": ("{where}: spells always test MM", "{where} : un sort teste toujours MM"),
+        "needs_under_protection": (
+            "{armor} requires an under-protection",
+            "{armor} demande une sous-protection",
+        ),
+        "armor_too_heavy": (
+            "the armor worn needs {need} END, the wearer has {have}",
+            "l'armure portée demande {need} END, son porteur en a {have}",
+        ),
+        "shield_needs_mastery": (
+            "carrying a shield requires Shield Mastery",
+            "porter un bouclier demande la Maîtrise du bouclier",
+        ),
+        "tcs_no_reactions": ("d100-tcs has no reactions", "d100-tcs n'a pas de réactions"),
+        "initiative_every_round": (
+            "initiative is rolled again every round in d100-tcs",
+            "en d100-tcs, l'initiative se relance à chaque round",
+        ),
+        "turn_declared": (
+            "this turn's actions are declared",
+            "les actions de ce tour sont déclarées",
+        ),
+    }
+)
+
 # --- the War (ranks-d100 campaigns) -----------------------------------------------------
 _add(
     {

@@ -72,8 +72,7 @@ def play(ctx: Ctx, command: Act) -> Outcome:
     cfg = with_defaults(SETTINGS, ctx.settings)
     actor, game = command.actor, ctx.game
     if game.uses(actor, ACTIONS_KEY) > 0:
-        raise Refused("rule_violation", "both actions are declared at the start of the turn",
-                      "TC-7")  # fmt: skip
+        raise Refused("rule_violation", rule="TC-7", reason="declare_at_turn_start")
     steps = _plan(command)
     if ctx.who.role != "gm" and any("situational" in opts for _, _, opts in steps):
         raise Forbidden("only the GM grants a situational bonus or malus", "TC-15")

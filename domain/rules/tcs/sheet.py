@@ -74,7 +74,7 @@ def _tcs(i: int, raw: Any) -> dict[str, Any]:
         raise Invalid(f"{where}.kind is one of {list(KINDS)}")
     stat = t.get("stat", "MM" if kind == "spell" else None)  # TC-10, TC-AMB-32
     if kind == "spell" and stat != "MM":
-        raise RuleViolation(f"{where}: spells always test MM", "TC-10")
+        raise RuleViolation(rule="TC-10", reason="spells_test_mm", params={"where": where})
     if stat is not None and stat not in TEST_STATS:
         raise Invalid(f"{where}.stat is one of {list(TEST_STATS)}", "TC-AMB-32")
     return {
@@ -98,8 +98,12 @@ def _armor(raw: Any) -> dict[str, Any]:
     out_levels = []
     for i, lv in enumerate(levels):
         rec = _record(f"armor.levels[{i}]", lv, ("pr", "pp"))
-        out_levels.append({"pr": _int(f"armor.levels[{i}].pr", rec.get("pr"), 1, 10_000),
-                           "pp": _int(f"armor.levels[{i}].pp", rec.get("pp"), 0, 1000)})
+        out_levels.append(
+            {
+                "pr": _int(f"armor.levels[{i}].pr", rec.get("pr"), 1, 10_000),
+                "pp": _int(f"armor.levels[{i}].pp", rec.get("pp"), 0, 1000),
+            }
+        )
     first = out_levels[0]["pr"]  # TC-AMB-23: the first resistance value by default
     return {
         "name": _name("armor.name", a.get("name", "armor")),
@@ -169,22 +173,30 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str,
 def _check_load(out: dict[str, Any], settings: Mapping[str, Any]) -> None:
     armor, under = out["armor"], out["under"]
     if armor is not None and armor["requires_under"] and under is None:
-        raise RuleViolation(f"{armor['name']} requires an under-protection", "TC-51")
+        raise RuleViolation(
+            rule="TC-51", reason="needs_under_protection", params={"armor": armor["name"]}
+        )
     need = sum(p["end_required"] for p in (armor, under) if p is not None)  # TC-53
     have = out["END"] + out["skill"]["armor_bearing"]  # TC-50: Armor Bearing adds END
     if need > have and settings.get("armor.end_check", "refuse") == "refuse":
-        raise RuleViolation(f"the armor worn needs {need} END, the wearer has {have}", "TC-50")
+        raise RuleViolation(
+            rule="TC-50", reason="armor_too_heavy", params={"need": need, "have": have}
+        )
     if out["shield"] is not None and not out["skill"]["shield_mastery"]:
-        raise RuleViolation("carrying a shield requires Shield Mastery", "TC-56")
+        raise RuleViolation(rule="TC-56", reason="shield_needs_mastery")
 
 
 def _check_magic(out: dict[str, Any], sheet: Mapping[str, Any]) -> None:
     items: list[dict[str, Any]] = []
     for i, raw in enumerate(_list("items", sheet.get("items", []))):
         it = _record(f"items[{i}]", raw, ("name", "mm_req", "heal"))
-        items.append({"name": _name(f"items[{i}].name", it.get("name")),
-                      "mm_req": _int(f"items[{i}].mm_req", it.get("mm_req", 0), 0, 1000),
-                      "heal": _int(f"items[{i}].heal", it.get("heal", 0), 0, 10_000)})
+        items.append(
+            {
+                "name": _name(f"items[{i}].name", it.get("name")),
+                "mm_req": _int(f"items[{i}].mm_req", it.get("mm_req", 0), 0, 1000),
+                "heal": _int(f"items[{i}].heal", it.get("heal", 0), 0, 10_000),
+            }
+        )
     if len({x["name"] for x in items}) != len(items):
         raise Invalid("items names must be unique")
     out["items"] = items
@@ -193,8 +205,12 @@ def _check_magic(out: dict[str, Any], sheet: Mapping[str, Any]) -> None:
     kept: list[dict[str, Any]] = []
     for i, raw in enumerate(_list("maintained", sheet.get("maintained", []))):
         m = _record(f"maintained[{i}]", raw, ("name", "upkeep"))
-        kept.append({"name": _name(f"maintained[{i}].name", m.get("name")),
-                     "upkeep": _int(f"maintained[{i}].upkeep", m.get("upkeep"), 0, 1000)})
+        kept.append(
+            {
+                "name": _name(f"maintained[{i}].name", m.get("name")),
+                "upkeep": _int(f"maintained[{i}].upkeep", m.get("upkeep"), 0, 1000),
+            }
+        )
     # TC-59: a total upkeep above MM releases every maintained spell.
     out["maintained"] = kept if sum(m["upkeep"] for m in kept) <= out["MM"] else []
 
