@@ -262,7 +262,9 @@ def open_war(campaign_id: str, name: str, settings: dict[str, Any]) -> list[Camp
             else (SETTINGS[key].default if key in SETTINGS else None)
         )
         if default is None or type(value) is not type(default):
-            raise Invalid(f"unknown or mistyped War setting {key!r}", "RK-AMB-8")
+            raise Invalid(
+                rule="RK-AMB-8", reason="unknown_mistyped_war_setting", params={"key": key}
+            )
     return [WarOpened(campaign_id=campaign_id, name=name, settings=dict(settings))]
 
 
@@ -276,7 +278,7 @@ def _setting(state: CampaignState, key: str) -> Any:
 def _char(state: CampaignState, cid: str) -> Character:
     found = state.characters.get(cid)
     if found is None:
-        raise NotFound(f"no character {cid!r} in this War")
+        raise NotFound(reason="no_character_this_war", params={"cid": cid})
     return found
 
 
@@ -369,7 +371,8 @@ def _settle(state: CampaignState, c: SettleCharacter) -> list[CampaignEvent]:
         )
     for key, value in (("hp", c.hp), ("mana", c.mana), ("luck", c.luck)):
         if value > char.maxima[key]:
-            raise Invalid(f"{key} {value} is over {char.name}'s maximum {char.maxima[key]}")
+            params = {"key": key, "value": value, "character": char, "maximum": char.maxima[key]}
+            raise Invalid(reason="over_maximum", params=params)
     return [
         CharacterSettled(
             character_id=char.id,
@@ -384,7 +387,7 @@ def _settle(state: CampaignState, c: SettleCharacter) -> list[CampaignEvent]:
 def decide(state: CampaignState, command: CampaignCommand) -> list[CampaignEvent]:
     """The events a War command produces, or a Refused exception."""
     if not state.campaign_id:
-        raise NotFound("no such War")
+        raise NotFound(reason="no_such_war")
     match command:
         case Enroll():
             return _enroll(state, command)
@@ -394,7 +397,7 @@ def decide(state: CampaignState, command: CampaignCommand) -> list[CampaignEvent
             return _transfer(state, command)
         case SettleCharacter():
             return _settle(state, command)
-    raise Invalid(f"unknown War command {type(command).__name__}")
+    raise Invalid(reason="unknown_war_command", params={"command": type(command).__name__})
 
 
 def encounter_sheet(state: CampaignState, char: Character) -> dict[str, Any]:

@@ -156,10 +156,12 @@ class Ctx:
 
     def combatant(self, combatant_id: str | None) -> Combatant:
         if combatant_id is None:
-            raise Invalid("a combatant is required")
+            raise Invalid(reason="combatant_required")
         found = self.state.game.combatants.get(combatant_id)
         if found is None:
-            raise NotFound(f"no combatant {combatant_id!r} in this encounter")
+            raise NotFound(
+                reason="no_combatant_this_encounter", params={"combatant_id": combatant_id}
+            )
         return found
 
     # --- writing -----------------------------------------------------------------------
@@ -274,7 +276,7 @@ class Ctx:
         """Move a resource, clamped to [floor, maximum]; returns the change applied."""
         who = self.combatant(combatant_id)
         if resource not in who.resources:
-            raise Invalid(f"{who.name} has no resource {resource!r}")
+            raise Invalid(reason="has_no_resource", params={"who": who, "resource": resource})
         old = who.resources[resource]
         value = max(floor, old + delta)
         top = who.maxima.get(resource)

@@ -51,8 +51,10 @@ class Refused(Exception):
                 self.params[key], self.names[key] = value.id, value.name
             elif value is None or isinstance(value, str | int | float | bool | list | dict):
                 self.params[key] = value
-            else:  # a rank, a tuple...: its text, so the facts stay plain JSON
-                self.params[key] = list(value) if isinstance(value, tuple) else str(value)
+            elif isinstance(value, tuple) and not hasattr(value, "_fields"):
+                self.params[key] = list(value)
+            else:  # a rank (a named tuple), a set...: its text, so the facts stay plain JSON
+                self.params[key] = str(value)
         self.message = message or _facts(self.reason, self.params, rule)
         if code == "rule_violation":
             self.status = 422  # whichever constructor says it (issue 22 finding 3)

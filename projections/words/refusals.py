@@ -525,6 +525,438 @@ _add(
     }
 )
 
+# --- the request's own form (`invalid`, `forbidden`, `not_found`): a field, a value ----
+_add(
+    {
+        "unknown_rule_system_known": (
+            "unknown rule system '{ruleset}'; known: {registry}",
+            "système de règles « {ruleset} » inconnu ; connus : {registry}",
+        ),
+        "only_gm_may": ("only the GM may {what}", "seul le MJ peut {what}"),
+        "does_not_control": (
+            "{role} does not control {actor}",
+            "un {role} ne contrôle pas {actor}",
+        ),
+        "cannot_hide_sheet_resources_are": (
+            "cannot hide {unknown}: the sheet's resources are {resources}",
+            "impossible de cacher {unknown} : les ressources de la fiche sont {resources}",
+        ),
+        "only_encounter_opened_war_takes": (
+            "only an encounter opened in a War takes a War character",
+            "seule une rencontre ouverte dans une Guerre prend un personnage de Guerre",
+        ),
+        "unknown_action_known": (
+            "unknown action '{action}'; known: {actions}",
+            "action « {action} » inconnue ; connues : {actions}",
+        ),
+        "needs_target": ("{action} needs a target", "{action} demande une cible"),
+        "unknown_reaction_known": (
+            "unknown reaction '{reaction}'; known: {reactions}",
+            "réaction « {reaction} » inconnue ; connues : {reactions}",
+        ),
+        "no_roll_this_encounter": (
+            "no roll {roll} in this encounter",
+            "aucun jet n°{roll} dans cette rencontre",
+        ),
+        "condition_needs_name": ("a condition needs a name", "un état demande un nom"),
+        "already_has_conditions": (
+            "{who} already has {max} conditions",
+            "{who} a déjà {max} états",
+        ),
+        "no_such_condition": (
+            "{who} has no condition '{condition}'",
+            "{who} n'a pas l'état « {condition} »",
+        ),
+        "order_must_list_each_once": (
+            "order must list each of {names} once",
+            "l'ordre doit citer une fois chacun de {names}",
+        ),
+        "roll_has_no_open_dispute": (
+            "roll {roll} has no open dispute",
+            "le jet n°{roll} n'a pas de contestation ouverte",
+        ),
+        "answer_needs_some_words": ("an answer needs some words", "une réponse demande des mots"),
+        "no_such_encounter": ("no such encounter", "cette rencontre n'existe pas"),
+        "spectators_only_watch": ("spectators only watch", "les spectateurs ne font que regarder"),
+        "unknown_setting_for": (
+            "unknown setting '{key}' for {id}",
+            "réglage « {key} » inconnu pour {id}",
+        ),
+        "unknown_preset_known": (
+            "unknown preset '{preset}'; known: {presets}",
+            "modèle « {preset} » inconnu ; connus : {presets}",
+        ),
+        "version_must_below_current_version": (
+            "to_version must be below the current version {version}",
+            "to_version doit être inférieur à la version actuelle {version}",
+        ),
+        "dice_entered_were_not_used": (
+            "{left} of the dice entered were not used",
+            "{left} des dés saisis n'ont pas servi",
+        ),
+        "setting_takes": ("setting '{key}' takes a {type}", "le réglage « {key} » prend un {type}"),
+        "setting_must_one": (
+            "setting '{key}' must be one of {choices}",
+            "le réglage « {key} » doit être l'un de {choices}",
+        ),
+        "setting_whole_number_from": (
+            "setting '{key}' is a whole number from {low} to {high}",
+            "le réglage « {key} » est un nombre entier de {low} à {high}",
+        ),
+        "setting_holds_most_items": (
+            "setting '{key}' holds at most {max_items} items",
+            "le réglage « {key} » contient au plus {max_items} éléments",
+        ),
+        "setting_takes_only_not": (
+            "setting '{key}' takes only {items}: not {bad}",
+            "le réglage « {key} » ne prend que {items} : pas {bad}",
+        ),
+        "unknown_attack_options": (
+            "unknown attack options {unknown}",
+            "options d'attaque inconnues : {unknown}",
+        ),
+        "cannot_aim_zones": (
+            "cannot aim at '{aim}'; zones: {aimable}",
+            "impossible de viser « {aim} » ; zones : {aimable}",
+        ),
+        "distance_whole_number_metres": (
+            "distance is a whole number of metres",
+            "la distance est un nombre entier de mètres",
+        ),
+        "true_false": ("{flag} is true or false", "{flag} vaut true ou false"),
+        "cannot_parry_with": ("cannot parry with '{name}'", "impossible de parer avec « {name} »"),
+        "sheet_skills_must_object": (
+            "sheet.skills must be an object",
+            "sheet.skills doit être un objet",
+        ),
+        "unknown_skills_known": (
+            "unknown skills: {unknown}; known: {skills}",
+            "compétences inconnues : {unknown} ; connues : {skills}",
+        ),
+        "must_be_object": ("{where} must be an object", "{where} doit être un objet"),
+        "unknown_fields": (
+            "{where}: unknown fields {unknown}",
+            "{where} : champs inconnus {unknown}",
+        ),
+        "kind_must_one": (
+            "{where}.kind must be one of {kinds}",
+            "{where}.kind doit être l'un de {kinds}",
+        ),
+        "dice_must_text_such_as": (
+            "{where}.dice must be text such as 1d6",
+            "{where}.dice doit être un texte comme 1d6",
+        ),
+        "dice_unreadable": ("{where}.dice: {e}", "{where}.dice illisible : {e}"),
+        "sheet_shield_must_null": (
+            "sheet.shield must be {{name, parry}} or null",
+            "sheet.shield doit être {{name, parry}} ou null",
+        ),
+        "sheet_armor_must_object_zone": (
+            "sheet.armor must be an object of zone: points",
+            "sheet.armor doit être un objet zone : points",
+        ),
+        "sheet_off_hand_names_no": (
+            "sheet.off_hand names no weapon of the sheet: '{name}'",
+            "sheet.off_hand ne nomme aucune arme de la fiche : « {name} »",
+        ),
+        "sheet_weapons_must_list_most": (
+            "sheet.weapons must be a list of at most 8 weapons",
+            "sheet.weapons doit être une liste d'au plus 8 armes",
+        ),
+        "weapon_names_must_unique_on": (
+            "weapon names must be unique on a sheet",
+            "les noms d'armes d'une fiche doivent être uniques",
+        ),
+        "unknown_armor_zone_zones": (
+            "unknown armor zone '{key}'; zones: {armor_keys}",
+            "zone d'armure « {key} » inconnue ; zones : {armor_keys}",
+        ),
+        "no_weapon_on_sheet": (
+            "no weapon '{name}' on the sheet",
+            "aucune arme « {name} » sur la fiche",
+        ),
+        "must_whole_number_from": (
+            "{where} must be a whole number from {low} to {high}",
+            "{where} doit être un nombre entier de {low} à {high}",
+        ),
+        "must_true_false": ("{where} must be true or false", "{where} doit valoir true ou false"),
+        "must_name_1_40_characters": (
+            "{where} must be a name of 1 to 40 characters",
+            "{where} doit être un nom de 1 à 40 caractères",
+        ),
+        "unknown_sheet_fields": (
+            "unknown sheet fields: {unknown}",
+            "champs de fiche inconnus : {unknown}",
+        ),
+        "sheet_required": ("sheet.{key} is required", "sheet.{key} est obligatoire"),
+        "options_are_limited_bytes_encoded": (
+            "options are limited to {max} bytes encoded ({size} sent)",
+            "les options sont limitées à {max} octets encodés ({size} envoyés)",
+        ),
+        "one_of": ("{where} is one of {choices}", "{where} est l'un de {choices}"),
+        "step_shape": (
+            "{where} is {{action, target?, options?}}",
+            "{where} est {{action, target?, options?}}",
+        ),
+        "step_action_one_of": (
+            "{where}.action is one of {actions}",
+            "{where}.action est l'une de {actions}",
+        ),
+        "target_combatant_id": (
+            "{where}.target is a combatant id",
+            "{where}.target est un identifiant de combattant",
+        ),
+        "options_object": ("{where}.options is an object", "{where}.options est un objet"),
+        "option_true_false": ("{where} is true or false", "{where} vaut true ou false"),
+        "options_declares_only_second_action": (
+            "options.{key} declares only a second action, not a third",
+            "options.{key} ne déclare qu'une seconde action, pas une troisième",
+        ),
+        "option_whole_number": ("{where} is a whole number", "{where} est un nombre entier"),
+        "whole_number_from": (
+            "{where} is a whole number from {low} to {high}",
+            "{where} est un nombre entier de {low} à {high}",
+        ),
+        "text_1_characters": (
+            "{where} is a text of 1 to {max_length} characters",
+            "{where} est un texte de 1 à {max_length} caractères",
+        ),
+        "list_most_names": (
+            "{where} is a list of at most {max_length} names",
+            "{where} est une liste d'au plus {max_length} noms",
+        ),
+        "takes_only_not": (
+            "{where} takes only {choices}, not {bad}",
+            "{where} ne prend que {choices}, pas {bad}",
+        ),
+        "unknown_options": (
+            "{what} takes no option {unknown} (it takes: {known})",
+            "{what} ne prend pas l'option {unknown} (il prend : {known})",
+        ),
+        "options_list_stat_codes": (
+            "options.{key} is a list of stat codes",
+            "options.{key} est une liste de codes de caractéristiques",
+        ),
+        "options_amount_whole_number_mana": (
+            "options.amount is the whole number of mana points given",
+            "options.amount est le nombre entier de PM donnés",
+        ),
+        "rank_one_with_not": (
+            "a rank is one of {letters} with + or -, not '{text}'",
+            "un rang est l'un de {letters} avec + ou -, pas « {text} »",
+        ),
+        "unknown_rank_ranks_are": (
+            "unknown rank '{text}'; ranks are {letters}",
+            "rang « {text} » inconnu ; les rangs sont {letters}",
+        ),
+        "unknown_table_entry_tables_setting": (
+            "unknown table entry '{key}' in the tables setting",
+            "entrée de table « {key} » inconnue dans le réglage tables",
+        ),
+        "table_entry_must_whole_number": (
+            "table entry '{key}' must be a whole number",
+            "l'entrée de table « {key} » doit être un nombre entier",
+        ),
+        "table_entry_most_either_way": (
+            "table entry '{key}' is at most {max} either way",
+            "l'entrée de table « {key} » vaut au plus {max} dans un sens ou l'autre",
+        ),
+        "sheet_command_seals_whole_number": (
+            "sheet.command_seals is a whole number from 0 to {max}",
+            "sheet.command_seals est un nombre entier de 0 à {max}",
+        ),
+        "sheet_must_list_most_16": (
+            "sheet.{field} must be a list of at most 16 entries",
+            "sheet.{field} doit être une liste d'au plus 16 entrées",
+        ),
+        "sheet_must_whole_number_from": (
+            "sheet.{key} must be a whole number from {low} to {high}",
+            "sheet.{key} doit être un nombre entier de {low} à {high}",
+        ),
+        "sheet_kind_master_servant": (
+            "sheet.kind is master or servant",
+            "sheet.kind vaut master ou servant",
+        ),
+        "sheet_boosted_lists_stats_raised": (
+            "sheet.boosted lists stats raised to EX by a boost",
+            "sheet.boosted liste les caractéristiques portées à EX par un boost",
+        ),
+        "sheet_elemental_true_for_elemental": (
+            "sheet.elemental is true for an Elemental Magic user",
+            "sheet.elemental vaut true pour un utilisateur de Magie Élémentaire",
+        ),
+        "sheet_half_ranks_used_lists": (
+            "sheet.half_ranks_used lists stat codes",
+            "sheet.half_ranks_used liste des codes de caractéristiques",
+        ),
+        "each_sheet_needs_name_rank": (
+            "each of sheet.{field} needs a name and a rank",
+            "chaque entrée de sheet.{field} demande un nom et un rang",
+        ),
+        "unknown_fields_sheet": (
+            "unknown fields in sheet.{field}: {extra}",
+            "champs inconnus dans sheet.{field} : {extra}",
+        ),
+        "stat_required": ("sheet.{stat} is required", "sheet.{stat} est obligatoire"),
+        "sheet_class_short_text": ("sheet.class is a short text", "sheet.class est un texte court"),
+        "magic_stat_reserved_masters_rk": (
+            "the Magic stat is reserved to Masters (RK-55)",
+            "la caractéristique Magie est réservée aux Masters (RK-55)",
+        ),
+        "sheet_master_name_servant_master": (
+            "sheet.master is the name of the Servant's Master",
+            "sheet.master est le nom du Master du Servant",
+        ),
+        "item_whole_number": (
+            "{field} {item}: {key} is a whole number",
+            "{field} {item} : {key} est un nombre entier",
+        ),
+        "has_no_skill_known": (
+            "{actor} has no skill '{name}'; known: {known}",
+            "{actor} n'a pas la compétence « {name} » ; connues : {known}",
+        ),
+        "sheet_skills_must_list_most": (
+            "sheet.skills must be a list of at most {max} entries",
+            "sheet.skills doit être une liste d'au plus {max} entrées",
+        ),
+        "two_skills_share_name": (
+            "two skills share a name",
+            "deux compétences portent le même nom",
+        ),
+        "each_sheet_skills": (
+            "each of sheet.skills is {{name, rank, mode, tours?}}",
+            "chaque entrée de sheet.skills est {{name, rank, mode, tours?}}",
+        ),
+        "each_skill_needs_name_1": (
+            "each skill needs a name of 1 to 80 characters",
+            "chaque compétence demande un nom de 1 à 80 caractères",
+        ),
+        "skill_cannot_declared_source_gives": (
+            "skill {name}: {extra} cannot be declared: the source gives skills a rank, active or"
+            " passive and a duration in Tours, and no numbers for their effects (RK-AMB-26)",
+            "compétence {name} : {extra} ne se déclare pas : la source donne aux compétences un"
+            " rang, active ou passive et une durée en Tours, et aucun chiffre pour leurs effets"
+            " (RK-AMB-26)",
+        ),
+        "skill_mode_active_passive": (
+            "skill {name}: mode is active or passive",
+            "compétence {name} : mode vaut active ou passive",
+        ),
+        "skill_tours_whole_number_1": (
+            "skill {name}: tours is a whole number, 1 to {max}",
+            "compétence {name} : tours est un nombre entier de 1 à {max}",
+        ),
+        "skill_passive_skill_always_on": (
+            "skill {name}: a passive skill is always on; the source does not say when its Tours"
+            " would start",
+            "compétence {name} : une compétence passive est toujours active ; la source ne dit"
+            " pas quand ses Tours commenceraient",
+        ),
+        "only_gm_grants_situational_bonus": (
+            "only the GM grants a situational bonus or malus",
+            "seul le MJ accorde un bonus ou un malus de situation",
+        ),
+        "then_names_second_action_one": (
+            "then names the second action: one of {actions}",
+            "then nomme la seconde action : l'une de {actions}",
+        ),
+        "then_has_only_action_target": (
+            "then has only action, target and options",
+            "then n'a que action, target et options",
+        ),
+        "then_options_object_two_actions": (
+            "then.options is an object (two actions per turn)",
+            "then.options est un objet (deux actions par tour)",
+        ),
+        "at_bearer_or_shield": ("`at` is bearer or shield", "`at` vaut bearer ou shield"),
+        "crit_table_d10_holds_texts": (
+            "crit.table_d10 holds texts of at most {max} characters",
+            "crit.table_d10 contient des textes d'au plus {max} caractères",
+        ),
+        "unknown_fields_in": (
+            "unknown fields in {where}: {unknown}",
+            "champs inconnus dans {where} : {unknown}",
+        ),
+        "kind_one_of": ("{where}.kind is one of {kinds}", "{where}.kind est l'un de {kinds}"),
+        "stat_one_of": (
+            "{where}.stat is one of {test_stats}",
+            "{where}.stat est l'une de {test_stats}",
+        ),
+        "armor_levels_list_1_10": (
+            "armor.levels is a list of 1 to 10 {{pr, pp}} levels",
+            "armor.levels est une liste de 1 à 10 niveaux {{pr, pp}}",
+        ),
+        "list_most_20_entries": (
+            "{name} is a list of at most 20 entries",
+            "{name} est une liste d'au plus 20 entrées",
+        ),
+        "sheet_role_pc_npc": ("sheet.role is PC or NPC", "sheet.role vaut PC ou NPC"),
+        "items_names_must_unique": (
+            "items names must be unique",
+            "les noms des objets doivent être uniques",
+        ),
+        "piercing_x_y": ("{where}.piercing is [X, Y]", "{where}.piercing vaut [X, Y]"),
+        "names_must_unique": (
+            "{key} names must be unique",
+            "les noms de {key} doivent être uniques",
+        ),
+        "holds_not_take_hand_first": (
+            "{actor} holds {held}, not the {weapon}: take it in hand first (use_item)",
+            "{actor} tient {held}, pas {weapon} : prenez-la d'abord en main (use_item)",
+        ),
+        "unknown_war_command": (
+            "unknown War command {command}",
+            "commande de Guerre {command} inconnue",
+        ),
+        "no_character_this_war": (
+            "no character '{cid}' in this War",
+            "aucun personnage « {cid} » dans cette Guerre",
+        ),
+        "no_such_war": ("no such War", "cette Guerre n'existe pas"),
+        "unknown_mistyped_war_setting": (
+            "unknown or mistyped War setting '{key}'",
+            "réglage de Guerre « {key} » inconnu ou mal typé",
+        ),
+        "over_maximum": (
+            "{key} {value} is over {character}'s maximum {maximum}",
+            "{key} {value} dépasse le maximum {de_character} ({maximum})",
+        ),
+        "combatant_required": ("a combatant is required", "un combattant est requis"),
+        "no_combatant_this_encounter": (
+            "no combatant '{combatant_id}' in this encounter",
+            "aucun combattant « {combatant_id} » dans cette rencontre",
+        ),
+        "has_no_resource": (
+            "{who} has no resource '{resource}'",
+            "{who} n'a pas de ressource « {resource} »",
+        ),
+    }
+)
+
+# What only the GM may do (`only_gm_may`'s `what`, as the encounter names it).
+GM_ACTS: dict[str, str] = {
+    "add combatants": "ajouter des combattants",
+    "remove combatants": "retirer des combattants",
+    "roll initiative": "lancer l'initiative",
+    "start combat": "commencer le combat",
+    "adjust resources": "ajuster les ressources",
+    "repair armor": "réparer une armure",
+    "roll hidden dice": "lancer des dés cachés",
+    "undo": "annuler",
+    "apply conditions": "appliquer des états",
+    "remove conditions": "retirer des états",
+    "set the initiative order": "fixer l'ordre d'initiative",
+    "continue the fight": "poursuivre le combat",
+    "answer disputes": "répondre aux contestations",
+    "close the encounter": "clôturer la rencontre",
+    "enter physical dice": "saisir des dés physiques",
+}
+ROLES: dict[str, tuple[str, str]] = {
+    "gm": ("the GM", "MJ"),
+    "player": ("a player", "joueur"),
+    "spectator": ("a spectator", "spectateur"),
+}
+
 # What a limited ability is called (`limit_used`'s `ability`), and a limit's scope.
 ABILITIES: dict[str, tuple[str, str]] = {
     "attack": ("their attack this turn", "son attaque de ce tour"),
@@ -610,7 +1042,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "servant": ("Servant", "Servant"),
 }
 _VOCABS = {"ability": ABILITIES, "scope": SCOPES, "out": OUTS, "mode": MODES, "defense": DEFENSES,
-           "type": TYPES, "type_": TYPES, "kind": KINDS}  # fmt: skip
+           "type": TYPES, "type_": TYPES, "kind": KINDS, "role": ROLES}  # fmt: skip
 
 
 def _said(key: str, value: Any, names: Mapping[str, str], fr: bool) -> Any:
@@ -619,6 +1051,8 @@ def _said(key: str, value: Any, names: Mapping[str, str], fr: bool) -> Any:
         return names[key]
     if key == "action" and isinstance(value, str):
         return _action(value, fr)
+    if key == "what" and isinstance(value, str) and value in GM_ACTS:
+        return GM_ACTS[value] if fr else value
     vocab = _VOCABS.get(key)
     if vocab is not None and isinstance(value, str):
         if key == "ability" and value.startswith("half_rank."):

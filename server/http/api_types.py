@@ -44,11 +44,15 @@ class ErrorDetail(msgspec.Struct):
     `rule_violation` (a rule of the system refuses; `rule` names it), `unauthorized`,
     `forbidden`, `not_found`, `conflict`, `not_your_turn`, `no_pending_reaction`,
     `budget_exhausted`, `limit_reached`, `idempotency_mismatch`, `too_large`,
-    `method_not_allowed`, `unavailable`, `internal`.
+    `method_not_allowed`, `unavailable`, `internal`. `reason` is a stable key for the
+    refusal and `params` its facts; `message` and `message_fr` are worded from them.
     """
 
     code: str
     message: str
+    message_fr: str | UnsetType = UNSET
+    reason: str | UnsetType = UNSET
+    params: dict[str, Any] | UnsetType = UNSET
     rule: str | UnsetType = UNSET
 
 

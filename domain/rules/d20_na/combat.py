@@ -49,7 +49,7 @@ def pick_weapon(sheet: dict[str, Any], mode: str, name: Any) -> dict[str, Any] |
     """The weapon an attack uses; NA-31 keeps shooting weapons out of melee."""
     if name is not None:
         if not isinstance(name, str) or weapon_named(sheet, name) is None:
-            raise Invalid(f"no weapon {name!r} on the sheet")
+            raise Invalid(reason="no_weapon_on_sheet", params={"name": name})
         weapon = weapon_named(sheet, name)
         assert weapon is not None
     elif mode in ("melee", "maneuver"):

@@ -37,17 +37,21 @@ def attack_options(ctx: Ctx, mode: str, options: dict[str, Any]) -> dict[str, An
     """Check an attack's options: weapon, aim, distance, sneak, from_back."""
     unknown = set(options) - {"weapon", "aim", "distance", "sneak", "from_back"}
     if unknown:
-        raise Invalid(f"unknown attack options {sorted(unknown)}")
+        raise Invalid(reason="unknown_attack_options", params={"unknown": sorted(unknown)})
     out = dict(options)
     aim = out.get("aim")
     if aim is not None and aim not in tables.AIMABLE:
-        raise Invalid(f"cannot aim at {aim!r}; zones: {list(tables.AIMABLE)}", "NA-24")
+        raise Invalid(
+            rule="NA-24",
+            reason="cannot_aim_zones",
+            params={"aim": aim, "aimable": list(tables.AIMABLE)},
+        )
     distance = out.get("distance", 0)
     if type(distance) is not int or not 0 <= distance <= 100_000:
-        raise Invalid("distance is a whole number of metres", "NA-30")
+        raise Invalid(rule="NA-30", reason="distance_whole_number_metres")
     for flag in ("sneak", "from_back"):
         if type(out.get(flag, False)) is not bool:
-            raise Invalid(f"{flag} is true or false")
+            raise Invalid(reason="true_false", params={"flag": flag})
         if out.get(flag) and ctx.who.role != "gm":
             raise Refused(
                 "forbidden", rule="NA-AMB-21", reason="only_gm_decides", params={"flag": flag}
@@ -300,7 +304,7 @@ def _parry_item(sheet: dict[str, Any], options: dict[str, Any]) -> dict[str, Any
     if name is not None:
         weapon = combat.weapon_named(sheet, name) if isinstance(name, str) else None
         if weapon is None or weapon["kind"] == "shoot":
-            raise Invalid(f"cannot parry with {name!r}")
+            raise Invalid(reason="cannot_parry_with", params={"name": name})
         return weapon
     shield: dict[str, Any] | None = sheet["shield"]
     return shield if shield is not None else combat.main_weapon(sheet)

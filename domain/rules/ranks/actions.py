@@ -203,7 +203,7 @@ def transfer_mana(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act)
         )
     amount = command.options.get("amount")
     if type(amount) is not int or amount < 1:
-        raise Invalid("options.amount is the whole number of mana points given", "RK-30")
+        raise Invalid(rule="RK-30", reason="options_amount_whole_number_mana")
     if me.resources["mana"] - amount < 1:
         raise Refused(
             "rule_violation", rule="RK-30", reason="must_keep_one_mana", params={"giver": me}

@@ -22,7 +22,7 @@ from domain.rules.ranks.tables import Rank, health_malus, parse_rank, threshold
 def _switches(options: Mapping[str, Any], key: str) -> list[str]:
     raw = options.get(key, [])
     if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
-        raise Invalid(f"options.{key} is a list of stat codes", "RK-8")
+        raise Invalid(rule="RK-8", reason="options_list_stat_codes", params={"key": key})
     return list(raw)
 
 

@@ -151,7 +151,7 @@ def _intercept(
     servant = servants[0]
     forced = bool(options.get("command_seal"))  # "ou non, via un Sceau de Commandement"
     if not forced and not ctx.who.controls(servant.id):
-        raise Forbidden(f"{ctx.who.role} does not control {servant.id}")
+        raise Forbidden(reason="does_not_control", params={"role": ctx.who.role, "actor": servant})
     reduce = options.get("reduce", "END")
     if reduce not in ("END", "none"):
         raise Refused("rule_violation", rule="RK-39", reason="intercept_endurance_only")

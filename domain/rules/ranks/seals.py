@@ -42,7 +42,9 @@ def validate_seals(kind: str, raw: Any) -> int | None:
     if kind != "master":
         raise RuleViolation(rule="RK-39", reason="seals_masters_only")
     if type(raw) is not int or not 0 <= raw <= MAX_SEALS:
-        raise Invalid(f"sheet.command_seals is a whole number from 0 to {MAX_SEALS}", "RK-39")
+        raise Invalid(
+            rule="RK-39", reason="sheet_command_seals_whole_number", params={"max": MAX_SEALS}
+        )
     return int(raw)
 
 

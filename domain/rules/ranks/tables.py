@@ -37,11 +37,17 @@ class Rank(NamedTuple):
 def parse_rank(text: Any, rule: str = "RK-2") -> Rank:
     """Read `"B+"`, `"E-"`, `"EX"`; refuse what the ladder (RK-2, RK-9..RK-11) cannot hold."""
     if not isinstance(text, str) or not text:
-        raise Invalid(f"a rank is one of {list(LETTERS)} with + or -, not {text!r}", rule)
+        raise Invalid(
+            rule=rule, reason="rank_one_with_not", params={"letters": list(LETTERS), "text": text}
+        )
     body = text.rstrip("+-")
     marks = text[len(body) :]
     if body not in LETTERS:
-        raise Invalid(f"unknown rank {text!r}; ranks are {list(LETTERS)}", rule)
+        raise Invalid(
+            rule=rule,
+            reason="unknown_rank_ranks_are",
+            params={"text": text, "letters": list(LETTERS)},
+        )
     index = LETTERS.index(body)
     plus, minus = marks.count("+"), marks.count("-")
     if plus and minus:
@@ -134,9 +140,13 @@ def check_overrides(overrides: Mapping[str, Any]) -> None:
     for key, value in overrides.items():
         table, _, letter = key.rpartition(".")
         if table not in TABLES or letter not in LETTERS:
-            raise Invalid(f"unknown table entry {key!r} in the tables setting", "RK-AMB-2")
+            raise Invalid(
+                rule="RK-AMB-2", reason="unknown_table_entry_tables_setting", params={"key": key}
+            )
         if type(value) is not int:
-            raise Invalid(f"table entry {key!r} must be a whole number", "RK-AMB-2")
+            raise Invalid(
+                rule="RK-AMB-2", reason="table_entry_must_whole_number", params={"key": key}
+            )
 
 
 def row(name: str, overrides: Mapping[str, Any]) -> list[int]:

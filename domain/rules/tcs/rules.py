@@ -102,13 +102,13 @@ def _attack(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | Non
             "rule_violation", rule="TC-34", reason="rejoin_melee_first", params={"actor": me}
         )
     if options.get("at", "bearer") not in ("bearer", "shield"):
-        raise Invalid("`at` is bearer or shield", "TC-57")
+        raise Invalid(rule="TC-57", reason="at_bearer_or_shield")
     if options.get("at") == "shield" and not shield_ok(foe):
         raise Refused(
             "rule_violation", rule="TC-58", reason="no_unbroken_shield", params={"foe": foe}
         )
     if "distance" in options and (type(options["distance"]) is not int or options["distance"] < 0):
-        raise Invalid("distance is a whole number of metres", "TC-18")
+        raise Invalid(rule="TC-18", reason="distance_whole_number_metres")
     base = int(weapon["base_range_m"])
     if weapon["ranged"] and base and distance_to(foe, options, cfg) > 2 * base:
         raise Refused("out_of_range", rule="TC-18", reason="beyond_range", params={"base": base})

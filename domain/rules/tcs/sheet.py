@@ -38,10 +38,12 @@ OTHER = ("role", "weapons", "tcs", "armor", "under", "shield", "skill", "items",
 
 def _record(where: str, value: Any, keys: tuple[str, ...]) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise Invalid(f"{where} must be an object")
+        raise Invalid(reason="must_be_object", params={"where": where})
     unknown = set(value) - set(keys)
     if unknown:
-        raise Invalid(f"unknown fields in {where}: {sorted(unknown)}")
+        raise Invalid(
+            reason="unknown_fields_in", params={"where": where, "unknown": sorted(unknown)}
+        )
     return value
 
 
@@ -53,7 +55,7 @@ def _weapon(i: int, raw: Any) -> dict[str, Any]:
     pierce = w.get("piercing")
     if pierce is not None:  # TC-39: "X (Y)"
         if not isinstance(pierce, list | tuple) or len(pierce) != 2:
-            raise Invalid(f"{where}.piercing is [X, Y]", "TC-39")
+            raise Invalid(rule="TC-39", reason="piercing_x_y", params={"where": where})
         out["damage"] = _int(f"{where}.piercing X", pierce[0], 0, 10_000)
         out["piercing"] = [out["damage"], _int(f"{where}.piercing Y", pierce[1], 0, 10_000)]
     else:
@@ -71,12 +73,16 @@ def _tcs(i: int, raw: Any) -> dict[str, Any]:
                              "ignore_armor", "damage"))  # fmt: skip
     kind = t.get("kind", "technique")
     if kind not in KINDS:
-        raise Invalid(f"{where}.kind is one of {list(KINDS)}")
+        raise Invalid(reason="kind_one_of", params={"where": where, "kinds": list(KINDS)})
     stat = t.get("stat", "MM" if kind == "spell" else None)  # TC-10, TC-AMB-32
     if kind == "spell" and stat != "MM":
         raise RuleViolation(rule="TC-10", reason="spells_test_mm", params={"where": where})
     if stat is not None and stat not in TEST_STATS:
-        raise Invalid(f"{where}.stat is one of {list(TEST_STATS)}", "TC-AMB-32")
+        raise Invalid(
+            rule="TC-AMB-32",
+            reason="stat_one_of",
+            params={"where": where, "test_stats": list(TEST_STATS)},
+        )
     return {
         "name": _name(f"{where}.name", t.get("name")),
         "kind": kind,
@@ -94,7 +100,7 @@ def _armor(raw: Any) -> dict[str, Any]:
                                "requires_under", "heavy_malus"))  # fmt: skip
     levels = a.get("levels")
     if not isinstance(levels, list) or not 1 <= len(levels) <= 10:
-        raise Invalid("armor.levels is a list of 1 to 10 {pr, pp} levels", "TC-42")
+        raise Invalid(rule="TC-42", reason="armor_levels_list_1_10")
     out_levels = []
     for i, lv in enumerate(levels):
         rec = _record(f"armor.levels[{i}]", lv, ("pr", "pp"))
@@ -139,7 +145,7 @@ def _shield(raw: Any) -> dict[str, Any]:
 
 def _list(name: str, raw: Any) -> list[Any]:
     if not isinstance(raw, list) or len(raw) > 20:
-        raise Invalid(f"{name} is a list of at most 20 entries")
+        raise Invalid(reason="list_most_20_entries", params={"name": name})
     return raw
 
 
@@ -148,7 +154,7 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str,
     out = stats(sheet, STATS, OTHER)
     role = sheet.get("role", "NPC")
     if role not in ("PC", "NPC"):
-        raise Invalid("sheet.role is PC or NPC", "TC-12")
+        raise Invalid(rule="TC-12", reason="sheet_role_pc_npc")
     out["role"] = role
     weapons = _list("weapons", sheet.get("weapons", []))
     out["weapons"] = [_weapon(i, w) for i, w in enumerate(weapons)]
@@ -156,7 +162,7 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str,
     for key in ("weapons", "tcs"):
         names = [x["name"] for x in out[key]]
         if len(set(names)) != len(names):
-            raise Invalid(f"{key} names must be unique")
+            raise Invalid(reason="names_must_unique", params={"key": key})
     skill = _record("skill", sheet.get("skill", {}), ("armor_bearing", "shield_mastery"))
     out["skill"] = {
         "armor_bearing": _int("skill.armor_bearing", skill.get("armor_bearing", 0), 0, 1000),
@@ -198,7 +204,7 @@ def _check_magic(out: dict[str, Any], sheet: Mapping[str, Any]) -> None:
             }
         )
     if len({x["name"] for x in items}) != len(items):
-        raise Invalid("items names must be unique")
+        raise Invalid(reason="items_names_must_unique")
     out["items"] = items
     # TC-60 / TC-AMB-29: allowed, but flagged for the GM's malus.
     out["mm_overload"] = sum(x["mm_req"] for x in items) > out["MM"]
