@@ -292,12 +292,21 @@ class CreatedWar(msgspec.Struct):
     links: WarLinks
 
 
+class WarLine(msgspec.Struct):
+    """One War event in words, English and French (projections/words/war.py)."""
+
+    type: str
+    text: str
+    text_fr: str
+
+
 class WarCommandAnswer(msgspec.Struct):
-    """200 of a War command: the new version and its events (`character_id` for
-    `enroll`). `carry_back` answers a `CarriedBack` instead."""
+    """200 of a War command: the new version, its events and their `lines` in words
+    (`character_id` for `enroll`). `carry_back` answers a `CarriedBack` instead."""
 
     version: int
     events: list[Envelope]
+    lines: list[WarLine] | UnsetType = UNSET
     character_id: str | UnsetType = UNSET
 
 

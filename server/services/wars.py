@@ -29,6 +29,7 @@ from domain.errors import Invalid, NotFound, Refused
 from domain.rules import REGISTRY
 from domain.rules.ranks.settings import SETTINGS
 from domain.state import GM, EncounterState
+from projections.words.war import told
 from server.services.encounters import EncounterService, Then, envelope
 from server.store.port import ConcurrencyError, NewEvent, Recorded
 
@@ -140,6 +141,7 @@ async def execute(
         answer: dict[str, Any] = {
             "version": recorded[-1].version,
             "events": [envelope(r) for r in recorded],
+            "lines": told(loaded.state, events),  # the War's narrator, English and French
         }
         if isinstance(command, war.Enroll) and isinstance(events[0], war.CharacterEnrolled):
             answer["character_id"] = events[0].character_id

@@ -115,3 +115,21 @@ def test_d100_tcs_a_missing_potion_is_refused_in_french_naming_the_drinker(api: 
     error = refused(api, eid, gm, body)
     assert (error["reason"], error["rule"]) == ("no_potion_left", "TC-20"), error
     assert error["message_fr"] == f"{name_of(actor)} n'a plus de potion élixir"
+
+
+def test_a_war_command_answers_its_lines_worded_by_the_server(api: Api) -> None:
+    body = {"name": "Fuyuki", "ruleset": "ranks-d100"}
+    made = api.http.post("/api/campaigns", json=body).json()
+    wid, gm = made["id"], made["gm_token"]
+    stats = ("STR", "END", "AGI", "MANA_STAT", "LCK")
+    sheet = {"kind": "master", "MAGIC": "C", **{s: "C" for s in stats}}
+    auth = {"Authorization": f"Bearer {gm}"}
+    url = f"/api/campaigns/{wid}/commands"
+    r = api.http.post(url, json={"type": "enroll", "name": "Élise", "sheet": sheet}, headers=auth)
+    assert r.status_code == 200, r.text
+    assert r.json()["lines"][0]["text_fr"] == "Élise rejoint la Guerre (Master)"
+    day = api.http.post(url, json={"type": "new_day"}, headers=auth).json()
+    assert day["lines"][0] == {"type": "day_started", "text": "Day 1", "text_fr": "Jour 1"}
+    assert {"text": "Élise: already full", "text_fr": "Élise : déjà au maximum"}.items() <= (
+        day["lines"][1].items()
+    )
