@@ -53,6 +53,8 @@ class Refused(Exception):
                 self.params[key] = value
             elif isinstance(value, tuple) and not hasattr(value, "_fields"):
                 self.params[key] = list(value)
+            elif isinstance(value, set | frozenset):
+                self.params[key] = sorted(value, key=str)
             else:  # a rank (a named tuple), a set...: its text, so the facts stay plain JSON
                 self.params[key] = str(value)
         self.message = message or _facts(self.reason, self.params, rule)

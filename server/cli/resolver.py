@@ -1,6 +1,6 @@
 """`fracas simulate`: the d20-na 1v1 resolver (NA-37..NA-40) on the live engine.
 
-The report is worded by projections/resolver_report.py and the fight saved by
+The report is worded by projections/words/resolver.py and the fight saved by
 server/services/resolver.py, as `POST /api/simulate` (server/http/resolver.py) does.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 
 from domain.rules import REGISTRY
 from domain.rules.common.sheetcheck import with_preset
-from projections.resolver_report import simulation_report
 from projections.words.refusals import said
+from projections.words.resolver import simulation_report
 from server.bootstrap import UserError, with_service
 from server.services.resolver import SaveConflict, save_fight
 

@@ -24,7 +24,7 @@ from domain.rules import REGISTRY
 from domain.rules.common.sheetcheck import with_preset
 from domain.rules.d20_na.resolver import Summary, buckets, simulate
 from projections.log import narrate
-from projections.resolver_report import simulation_report
+from projections.words.resolver import simulation_report
 from server.http.errors import HTTPError, json_response
 from server.http.requests import body_of, limit_creation, service
 from server.services.resolver import SIMULATE_RULESETS, SaveConflict, save_fight

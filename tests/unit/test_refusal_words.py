@@ -131,3 +131,10 @@ def test_a_refusal_given_combatants_keeps_their_ids_and_says_their_names() -> No
 def test_every_error_code_of_the_adapters_has_french_words() -> None:
     for code, (en, fr) in CODES.items():
         assert en and fr and en != fr and not any(g == fr for g in GENERIC[:1]), code
+
+
+def test_params_stay_plain_json_a_rank_as_its_text_a_set_sorted() -> None:
+    from domain.rules.ranks.tables import parse_rank
+
+    refusal = Refused("invalid", reason="x", params={"rank": parse_rank("B+"), "bad": {"z", "a"}})
+    assert refusal.params == {"rank": "B+", "bad": ["a", "z"]}
