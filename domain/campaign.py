@@ -262,7 +262,9 @@ def open_war(campaign_id: str, name: str, settings: dict[str, Any]) -> list[Camp
             else (SETTINGS[key].default if key in SETTINGS else None)
         )
         if default is None or type(value) is not type(default):
-            raise Invalid(f"unknown or mistyped War setting {key!r}", "RK-AMB-8")
+            raise Invalid(
+                rule="RK-AMB-8", reason="unknown_mistyped_war_setting", params={"key": key}
+            )
     return [WarOpened(campaign_id=campaign_id, name=name, settings=dict(settings))]
 
 
@@ -276,7 +278,7 @@ def _setting(state: CampaignState, key: str) -> Any:
 def _char(state: CampaignState, cid: str) -> Character:
     found = state.characters.get(cid)
     if found is None:
-        raise NotFound(f"no character {cid!r} in this War")
+        raise NotFound(reason="no_character_this_war", params={"cid": cid})
     return found
 
 
@@ -286,7 +288,7 @@ def _enroll(state: CampaignState, c: Enroll) -> list[CampaignEvent]:
     if c.master is not None:
         master = _char(state, c.master)
         if sheet.sheet["kind"] != "servant" or master.sheet["kind"] != "master":
-            raise Refused("rule_violation", "only a Servant names a Master", "RK-28")
+            raise Refused("rule_violation", rule="RK-28", reason="only_servant_names_master")
     return [
         CharacterEnrolled(
             character_id=f"p{len(state.characters) + 1}",
@@ -346,14 +348,17 @@ def _new_day(state: CampaignState) -> list[CampaignEvent]:
 def _transfer(state: CampaignState, c: TransferMana) -> list[CampaignEvent]:
     giver, receiver = _char(state, c.giver), _char(state, c.receiver)
     if giver.master != receiver.id and receiver.master != giver.id:
-        raise Refused("rule_violation", "mana goes only between a Master and its Servant", "RK-30")
+        raise Refused("rule_violation", rule="RK-30", reason="mana_master_servant_only")
     if giver.resources["mana"] - c.amount < 1:
-        raise Refused("rule_violation", f"{giver.name} must keep at least 1 mana", "RK-30")
+        raise Refused(
+            "rule_violation", rule="RK-30", reason="must_keep_one_mana", params={"giver": giver}
+        )
     if receiver.resources["mana"] + c.amount > receiver.maxima["mana"]:
         raise Refused(
             "rule_violation",
-            f"{receiver.name}'s pool holds only {receiver.maxima['mana']}",
-            "RK-30",
+            rule="RK-30",
+            reason="pool_full",
+            params={"receiver": receiver, "mana": receiver.maxima["mana"]},
         )
     return [ManaTransferred(giver=giver.id, receiver=receiver.id, amount=c.amount)]
 
@@ -361,10 +366,13 @@ def _transfer(state: CampaignState, c: TransferMana) -> list[CampaignEvent]:
 def _settle(state: CampaignState, c: SettleCharacter) -> list[CampaignEvent]:
     char = _char(state, c.character_id)
     if char.dead and c.hp > 0:
-        raise Refused("rule_violation", f"{char.name} is dead, and death is final", "RK-25")
+        raise Refused(
+            "rule_violation", rule="RK-25", reason="death_is_final", params={"character": char}
+        )
     for key, value in (("hp", c.hp), ("mana", c.mana), ("luck", c.luck)):
         if value > char.maxima[key]:
-            raise Invalid(f"{key} {value} is over {char.name}'s maximum {char.maxima[key]}")
+            params = {"key": key, "value": value, "character": char, "maximum": char.maxima[key]}
+            raise Invalid(reason="over_maximum", params=params)
     return [
         CharacterSettled(
             character_id=char.id,
@@ -379,7 +387,7 @@ def _settle(state: CampaignState, c: SettleCharacter) -> list[CampaignEvent]:
 def decide(state: CampaignState, command: CampaignCommand) -> list[CampaignEvent]:
     """The events a War command produces, or a Refused exception."""
     if not state.campaign_id:
-        raise NotFound("no such War")
+        raise NotFound(reason="no_such_war")
     match command:
         case Enroll():
             return _enroll(state, command)
@@ -389,7 +397,7 @@ def decide(state: CampaignState, command: CampaignCommand) -> list[CampaignEvent
             return _transfer(state, command)
         case SettleCharacter():
             return _settle(state, command)
-    raise Invalid(f"unknown War command {type(command).__name__}")
+    raise Invalid(reason="unknown_war_command", params={"command": type(command).__name__})
 
 
 def encounter_sheet(state: CampaignState, char: Character) -> dict[str, Any]:

@@ -156,10 +156,12 @@ class Ctx:
 
     def combatant(self, combatant_id: str | None) -> Combatant:
         if combatant_id is None:
-            raise Invalid("a combatant is required")
+            raise Invalid(reason="combatant_required")
         found = self.state.game.combatants.get(combatant_id)
         if found is None:
-            raise NotFound(f"no combatant {combatant_id!r} in this encounter")
+            raise NotFound(
+                reason="no_combatant_this_encounter", params={"combatant_id": combatant_id}
+            )
         return found
 
     # --- writing -----------------------------------------------------------------------
@@ -274,7 +276,7 @@ class Ctx:
         """Move a resource, clamped to [floor, maximum]; returns the change applied."""
         who = self.combatant(combatant_id)
         if resource not in who.resources:
-            raise Invalid(f"{who.name} has no resource {resource!r}")
+            raise Invalid(reason="has_no_resource", params={"who": who, "resource": resource})
         old = who.resources[resource]
         value = max(floor, old + delta)
         top = who.maxima.get(resource)
@@ -299,10 +301,11 @@ class Ctx:
     ) -> None:
         """Spend one use of a limited ability, or refuse with `limit_reached`."""
         if self.state.game.uses(combatant_id, key) >= limit:
-            name = self.combatant(combatant_id).name
-            raise Refused(
-                "limit_reached", f"{name} has already used {what} ({limit} per {scope})", rule
-            )
+            me = self.combatant(combatant_id)
+            # `what` is the caller's own gloss; the facts are the ability's key (the words
+            # name it in each language, projections/words/refusals.py)
+            params = {"actor": me, "ability": key, "limit": limit, "scope": scope}
+            raise Refused("limit_reached", rule=rule, reason="limit_used", params=params)
         self.emit(ev.LimitUsed(combatant_id=combatant_id, key=key, scope=scope, rule=rule))
 
     def status(self, combatant_id: str, key: str, value: Any, rule: str | None = None) -> None:

@@ -52,7 +52,7 @@ def check_settings(rules: RuleSystem, settings: Mapping[str, Any]) -> dict[str, 
     for key, value in settings.items():
         spec = rules.settings.get(key) or CORE_SETTINGS.get(key)
         if spec is None:
-            raise Invalid(f"unknown setting {key!r} for {rules.id}")
+            raise Invalid(reason="unknown_setting_for", params={"key": key, "id": rules.id})
         out[key] = spec.validate(key, value)
     return out
 
@@ -68,7 +68,10 @@ def open_encounter(
     """The first events of a stream: the opening and the dice commitments."""
     rules = REGISTRY.get(ruleset)
     if rules is None:
-        raise Invalid(f"unknown rule system {ruleset!r}; known: {sorted(REGISTRY)}")
+        raise Invalid(
+            reason="unknown_rule_system_known",
+            params={"ruleset": ruleset, "registry": sorted(REGISTRY)},
+        )
     opened: list[ev.Event] = [
         ev.EncounterOpened(
             encounter_id=encounter_id,
@@ -93,26 +96,31 @@ MAX_CONDITIONS = 16  # per combatant: the board's chips stay readable
 
 def _gm_only(who: Principal, what: str) -> None:
     if who.role != "gm":
-        raise Forbidden(f"only the GM may {what}")
+        raise Forbidden(reason="only_gm_may", params={"what": what})
 
 
 def _controls(ctx: Ctx, actor: str) -> None:
-    ctx.combatant(actor)
+    me = ctx.combatant(actor)
     if not ctx.who.controls(actor):
-        raise Forbidden(f"{ctx.who.role} does not control {actor}")
+        raise Forbidden(reason="does_not_control", params={"role": ctx.who.role, "actor": me})
 
 
 def _in_fight(ctx: Ctx, actor: str) -> None:
     who = ctx.combatant(actor)
     if who.out is not None:
-        raise Refused("rule_violation", f"{who.name} is out of the fight ({who.out})", who.out_rule)
+        raise Refused(
+            "rule_violation",
+            rule=who.out_rule,
+            reason="out_of_the_fight",
+            params={"who": who, "out": who.out},
+        )
 
 
 def _no_pending(ctx: Ctx) -> None:
     if ctx.game.pending:
         p = ctx.game.pending[0]
-        target = ctx.combatant(p.target).name
-        raise Refused("reaction_pending", f"{target} must first answer the pending attack")
+        target = ctx.combatant(p.target)
+        raise Refused("reaction_pending", reason="answer_pending_first", params={"target": target})
 
 
 # --- turn advance ---------------------------------------------------------------------
@@ -190,15 +198,21 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
     if c.preset is not None:
         merged = with_preset(ctx.rules.presets, c.preset, c.sheet)
         if merged is None:
-            raise Invalid(f"unknown preset {c.preset!r}; known: {sorted(ctx.rules.presets)}")
+            raise Invalid(
+                reason="unknown_preset_known",
+                params={"preset": c.preset, "presets": sorted(ctx.rules.presets)},
+            )
         sheet = merged
     valid = ctx.rules.validate_sheet(sheet, ctx.settings)
     unknown = [r for r in c.hidden if r not in valid.resources]
     if unknown:
-        raise Invalid(f"cannot hide {unknown}: the sheet's resources are {sorted(valid.resources)}")
+        raise Invalid(
+            reason="cannot_hide_sheet_resources_are",
+            params={"unknown": unknown, "resources": sorted(valid.resources)},
+        )
     gm_only = [*valid.gm_only, *(r for r in c.hidden if r not in valid.gm_only)]
     if c.character is not None and ctx.state.ledger.campaign is None:
-        raise Invalid("only an encounter opened in a War takes a War character")
+        raise Invalid(reason="only_encounter_opened_war_takes")
     added = ctx.state.ledger.next_combatant_id(ctx.game.added)  # never reused (undo)
     ctx.emit(
         ev.CombatantAdded(
@@ -229,10 +243,10 @@ def _remove(ctx: Ctx, c: cmd.RemoveCombatant) -> None:
 def _initiative(ctx: Ctx, c: cmd.RollInitiative) -> None:
     _gm_only(ctx.who, "roll initiative")
     if ctx.game.started:
-        raise Refused("rule_violation", "initiative is set before combat starts")
+        raise Refused("rule_violation", reason="initiative_before_combat")
     active = ctx.game.active()
     if not active:
-        raise Refused("rule_violation", "add combatants before rolling initiative")
+        raise Refused("rule_violation", reason="no_combatants_yet")
     scores = ctx.rules.initiative(ctx, active)
     ctx.emit(ev.InitiativeSet(order=ctx.rules.order(ctx.game, scores), scores=scores))
 
@@ -240,9 +254,9 @@ def _initiative(ctx: Ctx, c: cmd.RollInitiative) -> None:
 def _start(ctx: Ctx, c: cmd.StartCombat) -> None:
     _gm_only(ctx.who, "start combat")
     if ctx.game.started:
-        raise Refused("rule_violation", "combat has already started")
+        raise Refused("rule_violation", reason="combat_started")
     if len(ctx.game.active()) < 2:
-        raise Refused("rule_violation", "a fight needs at least two combatants")
+        raise Refused("rule_violation", reason="needs_two_combatants")
     if not ctx.game.order or set(ctx.game.order) != set(ctx.game.active()):
         _initiative(ctx, cmd.RollInitiative(dice=c.dice))
     ctx.emit(ev.CombatStarted(order=list(ctx.game.order)))
@@ -254,17 +268,22 @@ def _act(ctx: Ctx, c: cmd.Act) -> None:
     _in_fight(ctx, c.actor)
     spec = ctx.rules.actions.get(c.action)
     if spec is None:
-        raise Invalid(f"unknown action {c.action!r}; known: {sorted(ctx.rules.actions)}")
+        raise Invalid(
+            reason="unknown_action_known",
+            params={"action": c.action, "actions": sorted(ctx.rules.actions)},
+        )
     for target in [c.target, *c.targets]:
         if target is not None:
             ctx.combatant(target)
     if spec.needs_target and c.target is None and not c.targets:
-        raise Invalid(f"{c.action} needs a target")
+        raise Invalid(reason="needs_target", params={"action": c.action})
     if not spec.free:
         if not ctx.game.started:
-            raise Refused("not_your_turn", "combat has not started")
+            raise Refused("not_your_turn", reason="combat_not_started")
         if ctx.game.actor != c.actor:
-            raise Refused("not_your_turn", f"it is not {ctx.combatant(c.actor).name}'s turn")
+            raise Refused(
+                "not_your_turn", reason="not_turn_of", params={"actor": ctx.combatant(c.actor)}
+            )
         _no_pending(ctx)
     options.check(ctx.rules, ctx.game, c.actor, "action", c.action, c.options)
     ctx.emit(
@@ -284,10 +303,13 @@ def _react(ctx: Ctx, c: cmd.React) -> None:
     _controls(ctx, c.actor)
     pending = next((p for p in ctx.game.pending if p.target == c.actor), None)
     if pending is None:
-        name = ctx.combatant(c.actor).name
-        raise Refused("no_pending_reaction", f"no attack is waiting for {name}'s answer")
+        me = ctx.combatant(c.actor)
+        raise Refused("no_pending_reaction", reason="no_attack_waiting", params={"actor": me})
     if c.reaction != "none" and c.reaction not in ctx.rules.reactions:
-        raise Invalid(f"unknown reaction {c.reaction!r}; known: {sorted(ctx.rules.reactions)}")
+        raise Invalid(
+            reason="unknown_reaction_known",
+            params={"reaction": c.reaction, "reactions": sorted(ctx.rules.reactions)},
+        )
     if c.reaction != "none":
         _in_fight(ctx, c.actor)
     options.check(ctx.rules, ctx.game, c.actor, "reaction", c.reaction, c.options)
@@ -306,7 +328,9 @@ def _react(ctx: Ctx, c: cmd.React) -> None:
 def _end_turn(ctx: Ctx, c: cmd.EndTurn) -> None:
     _controls(ctx, c.actor)
     if ctx.game.actor != c.actor:
-        raise Refused("not_your_turn", f"it is not {ctx.combatant(c.actor).name}'s turn")
+        raise Refused(
+            "not_your_turn", reason="not_turn_of", params={"actor": ctx.combatant(c.actor)}
+        )
     _no_pending(ctx)
     end_turn(ctx, c.actor)
 
@@ -345,34 +369,36 @@ def _undo(ctx: Ctx, c: cmd.Undo) -> None:
     if c.to_version is not None:
         target = c.to_version
         if target >= led.version:
-            raise Invalid(f"to_version must be below the current version {led.version}")
+            raise Invalid(
+                reason="version_must_below_current_version", params={"version": led.version}
+            )
         if target not in led.ends:
             # Inside one command's events the game is half-moved (an attack without its
             # turn change): an undo goes back to whole steps only.
             before = max((v for v in led.ends if v < target), default=None)
             after = min((v for v in led.ends if v > target), default=led.version)
-            near = f"{before} or {after}" if before is not None else f"{after}"
             raise Invalid(
-                f"version {target} is inside one command's events; undo to a version "
-                f"that ends a step ({near})"
-            )
+                reason="undo_inside_step",
+                params={"version": target, "before": before if before is not None else after,
+                        "after": after},
+            )  # fmt: skip
     else:
         if led.head is None:
-            raise Refused("rule_violation", "there is nothing to undo")
+            raise Refused("rule_violation", reason="nothing_to_undo")
         target = led.head.first - 1
     ctx.emit(ev.Undone(to_version=target, from_version=target + 1, reason=c.reason))
 
 
 def _entropy(ctx: Ctx, c: cmd.AddEntropy) -> None:
     if ctx.state.ledger.rolls:
-        raise Refused("rule_violation", "entropy can only be added before the first roll")
+        raise Refused("rule_violation", reason="entropy_after_first_roll")
     ctx.emit(ev.EntropyAdded(by=ctx.who.name or ctx.who.role, value=c.value))
 
 
 def _dispute(ctx: Ctx, c: cmd.Dispute) -> None:
     led = ctx.state.ledger
     if not 1 <= c.roll <= led.rolls or (c.roll in led.hidden_rolls and ctx.who.role != "gm"):
-        raise NotFound(f"no roll {c.roll} in this encounter")
+        raise NotFound(reason="no_roll_this_encounter", params={"roll": c.roll})
     ctx.emit(ev.RollDisputed(seq=c.roll, by=ctx.who.name or ctx.who.role, reason=c.reason))
 
 
@@ -381,12 +407,17 @@ def _apply_condition(ctx: Ctx, c: cmd.ApplyCondition) -> None:
     who = ctx.combatant(c.combatant)
     if who.out is not None:
         # A condition counts its bearer's turns; one out of the fight has none left.
-        raise Refused("rule_violation", f"{who.name} is out of the fight ({who.out})", who.out_rule)
+        raise Refused(
+            "rule_violation",
+            rule=who.out_rule,
+            reason="out_of_the_fight",
+            params={"who": who, "out": who.out},
+        )
     name = c.name.strip()
     if not name:
-        raise Invalid("a condition needs a name")
+        raise Invalid(reason="condition_needs_name")
     if name not in who.conditions and len(who.conditions) >= MAX_CONDITIONS:
-        raise Invalid(f"{who.name} already has {MAX_CONDITIONS} conditions")
+        raise Invalid(reason="already_has_conditions", params={"who": who, "max": MAX_CONDITIONS})
     ctx.condition(
         who.id,
         name,
@@ -402,7 +433,8 @@ def _remove_condition(ctx: Ctx, c: cmd.RemoveCondition) -> None:
     _gm_only(ctx.who, "remove conditions")
     who = ctx.combatant(c.combatant)
     if not ctx.lift(who.id, c.name.strip(), by_gm=True):
-        raise NotFound(f"{who.name} has no condition {c.name.strip()!r}")
+        params = {"who": who, "condition": c.name.strip()}
+        raise NotFound(reason="no_such_condition", params=params)
 
 
 def _set_initiative(ctx: Ctx, c: cmd.SetInitiative) -> None:
@@ -414,7 +446,7 @@ def _set_initiative(ctx: Ctx, c: cmd.SetInitiative) -> None:
         now = game.active()
     if len(set(c.order)) != len(c.order) or set(c.order) != set(now):
         names = ", ".join(f"{cid} ({game.combatants[cid].name})" for cid in now)
-        raise Invalid(f"order must list each of {names} once")
+        raise Invalid(reason="order_must_list_each_once", params={"names": names})
     ctx.rules.check_reorder(ctx)
     scores = {cid: game.scores[cid] for cid in c.order if cid in game.scores}
     ctx.emit(ev.InitiativeSet(order=list(c.order), scores=scores))
@@ -423,9 +455,9 @@ def _set_initiative(ctx: Ctx, c: cmd.SetInitiative) -> None:
 def _continue(ctx: Ctx, c: cmd.ContinueCombat) -> None:
     _gm_only(ctx.who, "continue the fight")
     if nobody_standing(ctx.game):
-        raise Refused("rule_violation", "nobody is left standing: close the encounter")
+        raise Refused("rule_violation", reason="nobody_standing")
     if one_side_left(ctx.game) is None or ctx.game.continued:
-        raise Refused("rule_violation", "the fight goes on: more than one side is standing")
+        raise Refused("rule_violation", reason="fight_not_decided")
     ctx.emit(ev.CombatContinued(reason=c.reason))
     if ctx.game.actor is None and not ctx.game.pending:
         next_turn(ctx)
@@ -434,10 +466,10 @@ def _continue(ctx: Ctx, c: cmd.ContinueCombat) -> None:
 def _answer_dispute(ctx: Ctx, c: cmd.AnswerDispute) -> None:
     _gm_only(ctx.who, "answer disputes")
     if not any(d.seq == c.roll and d.answer is None for d in ctx.state.ledger.disputes):
-        raise NotFound(f"roll {c.roll} has no open dispute")
+        raise NotFound(reason="roll_has_no_open_dispute", params={"roll": c.roll})
     answer = c.answer.strip()
     if not answer:
-        raise Invalid("an answer needs some words")
+        raise Invalid(reason="answer_needs_some_words")
     ctx.emit(ev.DisputeAnswered(seq=c.roll, answer=answer, by="gm"))
 
 
@@ -498,11 +530,11 @@ def decide_and_fold(
     state is left half-folded and must be dropped.
     """
     if not state.ledger.encounter_id:
-        raise NotFound("no such encounter")
+        raise NotFound(reason="no_such_encounter")
     if who.role == "spectator":
-        raise Forbidden("spectators only watch")
+        raise Forbidden(reason="spectators_only_watch")
     if state.ledger.closed and not isinstance(command, (cmd.Dispute, cmd.AnswerDispute)):
-        raise Refused("closed", "the encounter is closed")
+        raise Refused("closed", reason="encounter_closed")
     manual = getattr(command, "dice", None)
     if manual is not None:
         _gm_only(who, "enter physical dice")
@@ -517,5 +549,5 @@ def decide_and_fold(
     if manual is not None:
         left = len(dice.remaining) if isinstance(dice, dicelib.ManualRoller) else 0
         if left:
-            raise Invalid(f"{left} of the dice entered were not used")
+            raise Invalid(reason="dice_entered_were_not_used", params={"left": left})
     return ctx.events, ctx.state

@@ -49,8 +49,14 @@ class Refused(Exception):
         for key, value in (params or {}).items():
             if hasattr(value, "id") and hasattr(value, "name"):
                 self.params[key], self.names[key] = value.id, value.name
-            else:
+            elif value is None or isinstance(value, str | int | float | bool | list | dict):
                 self.params[key] = value
+            elif isinstance(value, tuple) and not hasattr(value, "_fields"):
+                self.params[key] = list(value)
+            elif isinstance(value, set | frozenset):
+                self.params[key] = sorted(value, key=str)
+            else:  # a rank (a named tuple), a set...: its text, so the facts stay plain JSON
+                self.params[key] = str(value)
         self.message = message or _facts(self.reason, self.params, rule)
         if code == "rule_violation":
             self.status = 422  # whichever constructor says it (issue 22 finding 3)

@@ -46,23 +46,39 @@ class Setting:
     def validate(self, key: str, value: Any) -> Any:
         """`value` if it fits this setting, else Invalid with the setting's rule id."""
         if type(value) is not type(self.default):
-            raise Invalid(f"setting {key!r} takes a {type(self.default).__name__}", self.rule)
+            raise Invalid(
+                rule=self.rule,
+                reason="setting_takes",
+                params={"key": key, "type": type(self.default).__name__},
+            )
         if self.choices and value not in self.choices:
-            raise Invalid(f"setting {key!r} must be one of {list(self.choices)}", self.rule)
+            raise Invalid(
+                rule=self.rule,
+                reason="setting_must_one",
+                params={"key": key, "choices": list(self.choices)},
+            )
         if type(value) is int and (
             (self.low is not None and value < self.low)
             or (self.high is not None and value > self.high)
         ):
             raise Invalid(
-                f"setting {key!r} is a whole number from {self.low} to {self.high}", self.rule
+                rule=self.rule,
+                reason="setting_whole_number_from",
+                params={"key": key, "low": self.low, "high": self.high},
             )
         if type(value) is list:
             if len(value) > self.max_items:
-                raise Invalid(f"setting {key!r} holds at most {self.max_items} items", self.rule)
+                raise Invalid(
+                    rule=self.rule,
+                    reason="setting_holds_most_items",
+                    params={"key": key, "max_items": self.max_items},
+                )
             bad = [v for v in value if self.items and v not in self.items]
             if bad:
                 raise Invalid(
-                    f"setting {key!r} takes only {list(self.items)}: not {bad}", self.rule
+                    rule=self.rule,
+                    reason="setting_takes_only_not",
+                    params={"key": key, "items": list(self.items), "bad": bad},
                 )
         if self.check is not None:
             self.check(value)
@@ -171,12 +187,15 @@ class LegalAction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     `reads` names the resources the odds are computed from (ranks-d100's health malus
     reads `hp`): a view that hides one of them hides the odds too (projections/board.py).
     `half_rank` is the half-rank switch the roll may use (ranks-d100), with its state.
+    `reason` is a refusal's stable key and `params` its facts: the board words them in
+    English and French (projections/words/refusals.py).
     """
 
     action: str
     enabled: bool
     reason: str
     rule: str | None
+    params: dict[str, Any] = {}
     targets: list[str]
     ranks: list[str] | None = None
     choices: dict[str, Any] | list[str] | None = None

@@ -22,8 +22,8 @@ from domain.rules import REGISTRY
 from domain.state import GM, Combatant, EncounterState, Game
 from projections.log import LogLine, pending_text
 from projections.log.core import Words
-from projections.reasons_fr import reason_fr
 from projections.view import Projection
+from projections.words.refusals import said, word_reason
 
 __all__ = ["LOG_LINES", "LogPage", "board", "lines_for", "log_page", "winner"]
 
@@ -308,7 +308,8 @@ def _reorder(state: EncounterState) -> dict[str, Any]:
     try:  # reads only: no clone, no dice, nothing emitted
         rules.check_reorder(Ctx(state, FixedRoller([]), GM, rules, clone=False))
     except Refused as why:
-        reason = {"reason": why.message, "reason_fr": reason_fr(why.message, why.rule)}
+        en, fr = said(why)
+        reason = {"reason": en, "reason_fr": fr}
         return {"enabled": False, **reason, "rule": why.rule}
     return {"enabled": True}
 
@@ -342,10 +343,18 @@ def _legal(state: EncounterState, gm: bool) -> dict[str, list[dict[str, Any]]]:
             if secret & set(entry.pop("reads", [])) or veiled:
                 entry.pop("chance", None)
                 entry.pop("threshold", None)
-        out[cid] = [_with_fr(entry) for entry in entries]
+        out[cid] = [_worded(entry, state) for entry in entries]
     return out
 
 
-def _with_fr(entry: dict[str, Any]) -> dict[str, Any]:
-    """A legal entry with its reason in French too (`reason_fr`)."""
-    return {**entry, "reason_fr": reason_fr(str(entry.get("reason") or ""), entry.get("rule"))}
+def _worded(entry: dict[str, Any], state: EncounterState) -> dict[str, Any]:
+    """A legal entry with its reason worded from its facts: `reason` (English) and
+    `reason_fr`, the stable key kept as `reason_key`; a combatant is said by name."""
+    key = str(entry.get("reason") or "")
+    if not key:
+        return {**entry, "reason": "", "reason_fr": ""}
+    params = entry.get("params") or {}
+    people = state.game.combatants
+    names = {k: people[v].name for k, v in params.items() if isinstance(v, str) and v in people}
+    en, fr = word_reason(key, params, names) or (key, key)
+    return {**entry, "reason": en, "reason_fr": fr, "reason_key": key}

@@ -259,9 +259,9 @@ class PlainD100(Rules):
             LegalAction(
                 action="attack",
                 enabled=my_turn and not attacked and bool(targets),
-                reason=why(my_turn, "not your turn")
-                or why(not attacked, "already attacked")
-                or why(bool(targets), "no target"),
+                reason=why(my_turn, "not_your_turn")
+                or why(not attacked, "already_attacked")
+                or why(bool(targets), "no_target"),
                 rule="PD-2",
                 targets=targets,
                 **odds("skill"),
@@ -269,7 +269,7 @@ class PlainD100(Rules):
             LegalAction(
                 action="second_wind",
                 enabled=my_turn and not winded,
-                reason=why(my_turn, "not your turn") or why(not winded, "once per session"),
+                reason=why(my_turn, "not_your_turn") or why(not winded, "once_per_session"),
                 rule="PD-3",
                 targets=[],
             ),
@@ -277,7 +277,7 @@ class PlainD100(Rules):
         pending = next((p for p in game.pending if p.target == actor), None)
         if pending is not None:
             up = me.out is None
-            out.append(LegalAction(action="dodge", enabled=up, reason=why(up, "out of the fight"),
+            out.append(LegalAction(action="dodge", enabled=up, reason=why(up, "out"),
                                    rule="PD-4", targets=[pending.attacker], reaction=True,
                                    **odds("dodge")))  # fmt: skip
             out.append(LegalAction(action="none", enabled=True, reason="", rule="PD-4",

@@ -25,8 +25,7 @@ from domain.evolve import undo_spans
 from domain.rules import REGISTRY
 from domain.state import EncounterState
 from domain.terms import ActionSpec
-from projections import conditions
-from projections import ranks_seals_words as seals
+from projections.words import conditions, seals
 from projections.words.french import de
 
 __all__ = [
@@ -513,7 +512,7 @@ def _status(e: ev.StatusSet, w: Words) -> Said | None:
 
 
 def _console(e: ev.Event, w: Words) -> Said | None:
-    """Conditions, an answered dispute, a fight continued: worded in projections.conditions."""
+    """Conditions, an answered dispute, a fight continued (projections.words.conditions)."""
     said = conditions.describe(e, w.name, w.state.ledger.hidden_rolls)
     if said is None:
         return None

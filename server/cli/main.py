@@ -16,7 +16,7 @@ from domain.rules import REGISTRY
 from domain.verify import BUNDLE_FORMATS, verify, verify_bundle
 from projections import audit as auditing
 from projections import export as exporting
-from projections.resolver_report import LANGS
+from projections.words.resolver import LANGS
 from server.bootstrap import (
     UserError,
     check_reachable,

@@ -1,6 +1,6 @@
 """`fracas simulate`: the d20-na 1v1 resolver (NA-37..NA-40) on the live engine.
 
-The report is worded by projections/resolver_report.py and the fight saved by
+The report is worded by projections/words/resolver.py and the fight saved by
 server/services/resolver.py, as `POST /api/simulate` (server/http/resolver.py) does.
 """
 
@@ -17,7 +17,8 @@ from typing import Any
 
 from domain.rules import REGISTRY
 from domain.rules.common.sheetcheck import with_preset
-from projections.resolver_report import simulation_report
+from projections.words.refusals import said
+from projections.words.resolver import simulation_report
 from server.bootstrap import UserError, with_service
 from server.services.resolver import SaveConflict, save_fight
 
@@ -115,7 +116,7 @@ def simulate_cmd(args: argparse.Namespace) -> int:
                 rules.validate_sheet(rules.presets[sheet] if isinstance(sheet, str) else sheet, {})
             except Refused as e:
                 rule = f" ({e.rule})" if e.rule else ""
-                raise UsageError(f"{who}: invalid sheet: {e.message}{rule}") from e
+                raise UsageError(f"{who}: invalid sheet: {said(e)[0]}{rule}") from e
     except UsageError as e:
         print(f"fracas simulate: {e}", file=sys.stderr)
         return 2
@@ -132,7 +133,7 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     except Refused as e:
         progress.close()
         rule = f" ({e.rule})" if e.rule else ""
-        print(f"fracas simulate: {e.message}{rule}", file=sys.stderr)
+        print(f"fracas simulate: {said(e)[0]}{rule}", file=sys.stderr)
         return 2
     progress.close()
     elapsed = max(time.perf_counter() - started, 1e-9)

@@ -45,12 +45,15 @@ class ErrorDetail(msgspec.Struct):
     `forbidden`, `not_found`, `conflict`, `not_your_turn`, `no_pending_reaction`,
     `budget_exhausted`, `limit_reached`, `idempotency_mismatch`, `too_large`,
     `method_not_allowed`, `rate_limited`, `unavailable`, `internal`. `message_fr` is the
-    same refusal in French.
+    same refusal in French. `reason` is a stable key for the refusal and `params` its
+    facts; `message` and `message_fr` are worded from them.
     """
 
     code: str
     message: str
     message_fr: str
+    reason: str | UnsetType = UNSET
+    params: dict[str, Any] | UnsetType = UNSET
     rule: str | UnsetType = UNSET
 
 
@@ -281,12 +284,21 @@ class CreatedWar(msgspec.Struct):
     links: WarLinks
 
 
+class WarLine(msgspec.Struct):
+    """One War event in words, English and French (projections/words/war.py)."""
+
+    type: str
+    text: str
+    text_fr: str
+
+
 class WarCommandAnswer(msgspec.Struct):
-    """200 of a War command: the new version and its events (`character_id` for
-    `enroll`). `carry_back` answers a `CarriedBack` instead."""
+    """200 of a War command: the new version, its events and their `lines` in words
+    (`character_id` for `enroll`). `carry_back` answers a `CarriedBack` instead."""
 
     version: int
     events: list[Envelope]
+    lines: list[WarLine] | UnsetType = UNSET
     character_id: str | UnsetType = UNSET
 
 

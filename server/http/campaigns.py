@@ -118,7 +118,7 @@ async def post_campaign_command(request: Request) -> Response:
         if proj.state.ledger.campaign != campaign_id:
             raise Invalid(f"encounter {eid} was not fought in this War")
         if not proj.state.ledger.closed:
-            raise Refused("rule_violation", "close the encounter before carrying it back")
+            raise Refused("rule_violation", reason="close_before_carry_back")
         carried = await carry_back(svc, eid)
         return json_response(carried)
     return json_response(await execute(svc, campaign_id, command))

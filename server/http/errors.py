@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 import asyncpg
@@ -12,7 +13,7 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 
 from domain.errors import Refused
-from projections.reasons_fr import reason_fr
+from projections.words.refusals import word
 
 log = logging.getLogger(__name__)
 
@@ -30,18 +31,31 @@ class HTTPError(Exception):
         self.headers = headers
 
 
-def error_body(code: str, message: str, rule: str | None = None) -> dict[str, Any]:
-    # message_fr: what a French page shows (a known sentence translated, else a French
-    # "not possible now" with the rule), so a player never reads English there.
-    err: dict[str, Any] = {"code": code, "message": message, "message_fr": reason_fr(message, rule)}
+def error_body(
+    code: str,
+    message: str,
+    rule: str | None = None,
+    reason: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    names: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """{"error": {code, message, message_fr, reason, params, rule?}}: the words of a
+    refusal come from its facts (projections/words/refusals.py), in both languages."""
+    facts = dict(params or {})
+    en, fr = word(code, reason or code, facts, names, message)
+    err: dict[str, Any] = {
+        "code": code,
+        "message": en,
+        "message_fr": fr,
+        "reason": reason or code,
+        "params": facts,
+    }
     if rule:
         err["rule"] = rule
     return {"error": err}
 
 
-def json_response(
-    body: Any, status: int = 200, headers: dict[str, str] | None = None
-) -> Response:
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(
         msgspec.json.encode(body), status, headers=headers, media_type="application/json"
     )
@@ -55,6 +69,11 @@ def error_response(
     headers: dict[str, str] | None = None,
 ) -> Response:
     return json_response(error_body(code, message, rule), status, headers)
+
+
+def refusal_body(exc: Refused) -> dict[str, Any]:
+    """A domain refusal's error body, worded from its facts."""
+    return error_body(exc.code, exc.message, exc.rule, exc.reason, exc.params, exc.names)
 
 
 # --- the database out of reach ---------------------------------------------------------
@@ -92,9 +111,7 @@ def unavailable(exc: BaseException) -> bool:
     while at is not None and seen < 8:
         if isinstance(at, UNAVAILABLE):
             return True
-        if isinstance(at, asyncpg.InterfaceError) and (
-            "closed" in str(at) or "closing" in str(at)
-        ):
+        if isinstance(at, asyncpg.InterfaceError) and ("closed" in str(at) or "closing" in str(at)):
             return True
         if isinstance(at, asyncpg.InternalClientError):
             return True  # see DRIVER_STATE below
@@ -119,7 +136,7 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
 
 async def on_refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refused)
-    return error_response(exc.status, exc.code, exc.message, exc.rule)
+    return json_response(refusal_body(exc), exc.status)
 
 
 async def on_validation(request: Request, exc: Exception) -> Response:

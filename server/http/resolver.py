@@ -24,7 +24,7 @@ from domain.rules import REGISTRY
 from domain.rules.common.sheetcheck import with_preset
 from domain.rules.d20_na.resolver import Summary, buckets, simulate
 from projections.log import narrate
-from projections.resolver_report import simulation_report
+from projections.words.resolver import simulation_report
 from server.http.errors import HTTPError, json_response
 from server.http.requests import body_of, limit_creation, service
 from server.services.resolver import SIMULATE_RULESETS, SaveConflict, save_fight
@@ -52,10 +52,13 @@ _body_decoder = msgspec.json.Decoder(SimulateBody)
 
 
 def unfit(message: str, refusal: Refused) -> Refused:
-    """A fighter refused as a 422 that keeps its code: a rule's refusal stays one."""
-    if refusal.code == "rule_violation" and refusal.rule:
-        return RuleViolation(message, refusal.rule)
-    return Invalid(message, refusal.rule)
+    """A fighter refused as a 422 that keeps its code and its facts: a rule's refusal
+    stays one, with its reason and parameters (`message` words only a field's check)."""
+    code = "rule_violation" if refusal.code == "rule_violation" and refusal.rule else "invalid"
+    out = Refused(code, message, refusal.rule, reason=refusal.reason, params=refusal.params,
+                  names=refusal.names)  # fmt: skip
+    out.status = 422
+    return out
 
 
 def fighter(side: str, raw: str | dict[str, Any], rules: Any) -> tuple[str | dict[str, Any], str]:

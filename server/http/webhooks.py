@@ -1,6 +1,6 @@
 """Webhooks for play-by-post (CONTRACT section 8): the GM's routes.
 
-The words sent are projections/webhook_words.py; delivery is server/webhooks/delivery.py.
+The words sent are projections/words/webhooks.py; delivery is server/webhooks/delivery.py.
 
 `PUT /api/encounters/{id}/webhook {url, format, kinds?, lang?}` sets the encounter's one
 webhook and answers its signing secret once; `GET` shows the URL, kinds and the last
@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from projections.webhook_words import KINDS
+from projections.words.webhooks import KINDS
 from server.http.errors import HTTPError, json_response
 from server.http.requests import body_of, service
 from server.http.tokens import require_gm

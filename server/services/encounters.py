@@ -338,7 +338,7 @@ class EncounterService:
                     return replay
             await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
         self.metrics.refusals["conflict"] += 1
-        raise Refused("conflict", "the encounter kept changing under this command; send it again")
+        raise Refused("conflict", reason="conflict")
 
     async def _attempt(
         self,
@@ -415,7 +415,14 @@ class EncounterService:
 
     async def _store_refusal(self, stream: str, key: CommandKey, refusal: Refused) -> None:
         """Keep a refusal as the key's outcome, unless the key already has one."""
-        outcome = {"code": refusal.code, "message": refusal.message, "rule": refusal.rule}
+        outcome = {
+            "code": refusal.code,
+            "message": refusal.message,
+            "rule": refusal.rule,
+            "reason": refusal.reason,
+            "params": refusal.params,
+            "names": refusal.names,
+        }
         await self.store.keep_outcome(
             stream, key.caller, key.key_hash, key.body_hash, refusal.status, outcome
         )
@@ -435,7 +442,14 @@ class EncounterService:
             raise IdempotencyMismatch()
         outcome = row.outcome
         if row.status != 200:
-            refusal = Refused(outcome["code"], outcome["message"], outcome.get("rule"))
+            refusal = Refused(
+                outcome["code"],
+                outcome["message"],
+                outcome.get("rule"),
+                reason=outcome.get("reason", ""),
+                params=outcome.get("params"),
+                names=outcome.get("names"),
+            )
             refusal.status = row.status
             raise refusal
         proj = await self.load(encounter_id)

@@ -29,6 +29,7 @@ from domain.errors import Invalid, NotFound, Refused
 from domain.rules import REGISTRY
 from domain.rules.ranks.settings import SETTINGS
 from domain.state import GM, EncounterState
+from projections.words.war import told
 from server.services.encounters import EncounterService, Then, envelope
 from server.store.port import ConcurrencyError, NewEvent, Recorded
 
@@ -140,11 +141,12 @@ async def execute(
         answer: dict[str, Any] = {
             "version": recorded[-1].version,
             "events": [envelope(r) for r in recorded],
+            "lines": told(loaded.state, events),  # the War's narrator, English and French
         }
         if isinstance(command, war.Enroll) and isinstance(events[0], war.CharacterEnrolled):
             answer["character_id"] = events[0].character_id
         return answer
-    raise Refused("conflict", "the War kept changing under this command; send it again")
+    raise Refused("conflict", reason="war_conflict")
 
 
 def character_view(state: war.CampaignState, char: war.Character, gm: bool) -> dict[str, Any]:
@@ -278,4 +280,4 @@ async def carry_back(service: EncounterService, encounter_id: str) -> dict[str, 
             return await settle_in_war(service, encounter_id, proj.state)
         except ConcurrencyError:
             continue
-    raise Refused("conflict", "the War kept changing while carrying the encounter back")
+    raise Refused("conflict", reason="war_conflict")

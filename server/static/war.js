@@ -3,7 +3,7 @@
 // Servant, the new Day (recovery then upkeep), and encounters opened in the War.
 import { request } from "./api.js";
 import { html, patch, $, setOptions } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, localized } from "./i18n.js";
 import { save as saveEncounter, known, warSaved, keepWarGm } from "./store.js";
 import { Live } from "./live.js";
 
@@ -70,27 +70,11 @@ function charsTable(v) {
     <tbody>${v.characters.map(charRow)}</tbody></table>`;
 }
 
-/** "Day 2: J1 +25 HP, +50 mana; ..." from the new_day answer and the War before it. */
-function dayReport(before, events) {
-  const byId = Object.fromEntries(before.characters.map((c) => [c.id, c]));
-  const nameOf = (cid) => (byId[cid] || {}).name || cid;
-  let day = before.day + 1;
-  const lines = [];
-  for (const e of events) {
-    const d = e.data;
-    if (e.type === "day_started") day = d.day;
-    else if (e.type === "pools_recovered") {
-      const c = byId[d.character_id];
-      const hp = c ? d.hp - c.resources.hp : d.hp;
-      const mana = c ? d.mana - c.resources.mana : d.mana;
-      lines.push(hp || mana ? t("day_recover", { name: nameOf(d.character_id), hp, mana })
-        : t("day_full", { name: nameOf(d.character_id) }));
-    } else if (e.type === "upkeep_paid") {
-      lines.push(t("day_upkeep", { name: nameOf(d.master_id), amount: d.amount, servant: nameOf(d.servant_id), rule: d.rule }));
-    } else if (e.type === "sidelined_for_the_day") {
-      lines.push(t("day_sidelined", { name: nameOf(d.character_id) }));
-    }
-  }
+/** The new_day answer's lines as the server words them (projections/words/war.py). */
+function dayReport(before, answer) {
+  const started = answer.events.find((e) => e.type === "day_started");
+  const day = started ? started.data.day : before.day + 1;
+  const lines = (answer.lines || []).filter((l) => l.type !== "day_started").map((l) => localized(l, "text"));
   return { day, lines };
 }
 
@@ -240,7 +224,7 @@ function bind() {
     btn.disabled = true;
     try {
       const answer = await warApi.command(war.id, war.token, { type: "new_day" });
-      war.report = dayReport(before, answer.events);
+      war.report = dayReport(before, answer);
       say(msg, "");
       await reload();
     } catch (err) {

@@ -41,7 +41,7 @@ import msgspec
 from domain import events as ev
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
-from projections.webhook_words import message
+from projections.words.webhooks import message
 from server.services.encounters import stream_of
 from server.services.metrics import Metrics
 from server.store.port import Claimed, NewDelivery, Store

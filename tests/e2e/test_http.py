@@ -130,8 +130,10 @@ def test_an_over_limit_action_names_its_rule(api: Api) -> None:
     assert r.json()["error"] == {
         "code": "limit_reached",
         "rule": "PD-2",
-        "message": r.json()["error"]["message"],
-        "message_fr": "Guard a déjà atteint sa limite (1 par tour)",
+        "message": "Guard has already used their attack this turn (1 per turn)",
+        "message_fr": "Guard a déjà utilisé son attaque de ce tour (1 par tour)",
+        "reason": "limit_used",
+        "params": {"actor": "c1", "ability": "attack", "limit": 1, "scope": "turn"},
     }
 
 
@@ -252,8 +254,9 @@ def test_me_tells_a_token_its_role_and_combatants(api: Api) -> None:
     f = setup_fight(api)
 
     def me(token: str) -> Any:
-        return api.http.get(f"/api/encounters/{f['id']}/me",
-                            headers={"Authorization": f"Bearer {token}"})
+        return api.http.get(
+            f"/api/encounters/{f['id']}/me", headers={"Authorization": f"Bearer {token}"}
+        )
 
     assert me(f["gm"]).json() == {"role": "gm", "combatants": []}
     assert me(f["alice"]).json() == {"role": "player", "combatants": ["c2"]}
@@ -285,8 +288,12 @@ def test_an_event_the_code_cannot_fold_is_a_json_500_not_a_quiet_skip(
         pool = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
         try:
             store = PostgresEventStore(pool)
-            await store.append(f"encounter-{made['id']}", made["version"],
-                               [NewEvent("mystery_happened", {})], {"actor": "test"})
+            await store.append(
+                f"encounter-{made['id']}",
+                made["version"],
+                [NewEvent("mystery_happened", {})],
+                {"actor": "test"},
+            )
         finally:
             await pool.close()
 

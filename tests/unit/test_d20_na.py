@@ -822,7 +822,7 @@ def test_legal_lists_every_action_with_its_reason_and_rule() -> None:
     assert listed["attack"]["enabled"] and listed["attack"]["targets"] == [b]
     assert not listed["shoot"]["enabled"] and listed["shoot"]["rule"] == "NA-29"
     other = {x["action"]: x for x in msgspec.to_builtins(RULES.legal(table.state.game, b, {}))}
-    assert not other["attack"]["enabled"] and other["attack"]["reason"] == "not your turn"
+    assert not other["attack"]["enabled"] and other["attack"]["reason"] == "not_your_turn"
 
 
 def test_legal_lists_the_defenses_of_a_pending_hit() -> None:

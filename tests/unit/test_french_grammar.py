@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from projections.conditions import until_words
 from projections.export import markdown, text
 from projections.log import Narrator
+from projections.words.conditions import until_words
 from projections.words.french import de, plural
 from tests.unit.test_golden_logs import ranks_j1_j2, tcs_exchange
 

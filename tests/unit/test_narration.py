@@ -168,25 +168,25 @@ def test_every_setting_of_every_rule_system_is_described_in_french() -> None:
 
 
 @pytest.mark.parametrize(
-    ("reason", "rule", "french"),
+    ("reason", "params", "names", "french"),
     [
-        ("not your turn", None, "ce n'est pas votre tour"),
-        ("Bandit must first answer the pending attack", None,
+        ("not_your_turn", {}, {}, "ce n'est pas votre tour"),
+        ("answer_pending_first", {"target": "c2"}, {"target": "Bandit"},
          "Bandit doit d'abord répondre à l'attaque en attente"),
-        ("Guard has already used their attack this turn (1 per turn)", "PD-2",
-         "Guard a déjà atteint sa limite (1 par tour)"),
-        ("Milicien needs 2 half-action(s), has 1 left", "NA-2",
+        ("limit_used", {"actor": "c1", "ability": "attack", "limit": 1, "scope": "turn"},
+         {"actor": "Guard"}, "Guard a déjà utilisé son attaque de ce tour (1 par tour)"),
+        ("budget_short", {"actor": "c1", "cost": 2, "left": 1}, {"actor": "Milicien"},
          "Milicien a besoin de 2 demi-action(s), il en reste 1"),
-        ("a sentence no pattern knows", "TC-18", "impossible pour l'instant (TC-18)"),
-        ("", None, ""),
+        ("not_turn_of", {"actor": "c1"}, {"actor": "Aldric"}, "ce n'est pas le tour d'Aldric"),
     ],
 )  # fmt: skip
-def test_a_refusal_reads_in_french_or_falls_back_to_its_rule(
-    reason: str, rule: str | None, french: str
+def test_a_refusal_reads_in_french_from_its_facts(
+    reason: str, params: dict[str, object], names: dict[str, str], french: str
 ) -> None:
-    from projections.reasons_fr import reason_fr
+    from projections.words.refusals import word_reason
 
-    assert reason_fr(reason, rule) == french
+    said = word_reason(reason, params, names)
+    assert said is not None and said[1] == french
 
 
 def test_an_old_stream_is_told_from_its_stored_summary_when_its_detail_lacks_the_facts() -> None:

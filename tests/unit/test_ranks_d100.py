@@ -12,7 +12,7 @@ from domain import events as ev
 from domain.errors import Invalid, RuleViolation
 from domain.rules.ranks.settings import merged
 from domain.rules.ranks.sheet import validate
-from projections.reasons_fr import reason_fr
+from projections.words.refusals import word_reason
 from tests.unit.test_ranks_support import (
     Table,
     checks,
@@ -639,7 +639,8 @@ def test_RK_64_an_elemental_magic_users_counter_is_the_gms_to_settle() -> None:
     t.act(a, "attack_physical", 10, target=b)
     (counter,) = [e for e in legal_of(t, b) if e["action"] == "counter"]
     assert (counter["enabled"], counter["rule"]) == (False, "RK-64")
-    assert reason_fr(counter["reason"]).startswith("la Contre-Attaque d'un utilisateur de Magie")
+    french = word_reason(counter["reason"], counter.get("params", {}))
+    assert french is not None and french[1].startswith("la Contre-Attaque d'un utilisateur de")
     assert [e["enabled"] for e in legal_of(t, b) if e["action"] == "defend_end"] == [True]
     before = len(t.events)
     refusal = t.refused(
@@ -917,6 +918,6 @@ def test_RK_55_legal_says_a_character_without_spells_knows_no_advanced_spell() -
     (spell,) = [e for e in legal_of(t, a) if e["action"] == "advanced_spell"]
     assert (spell["enabled"], spell["reason"], spell["rule"]) == (
         False,
-        "knows no advanced spell",
+        "knows_no_spell",
         "RK-55",
     )

@@ -12,6 +12,7 @@ from domain import commands as cmd
 from domain import events as ev
 from domain.errors import Invalid
 from domain.rules import REGISTRY
+from projections.words.refusals import said
 from tests.unit.test_ranks_support import Table, duel, legal_of, master, of_type, servant
 
 RULES = REGISTRY["ranks-d100"]
@@ -71,7 +72,8 @@ def test_RK_AMB_26_a_skill_effect_has_no_numbers_in_the_source_and_is_refused(
     with pytest.raises(Invalid) as info:
         validated(sheet_with({"name": "Mana Burst", "rank": "A", "mode": "active", field: 10}))
     assert info.value.rule == "RK-AMB-26"
-    assert "no numbers for their effects" in str(info.value)
+    assert "no numbers for their effects" in said(info.value)[0]
+    assert "aucun chiffre pour leurs effets" in said(info.value)[1]
 
 
 @pytest.mark.parametrize("tours", [0, -1, 100, 1.5, "2", True])

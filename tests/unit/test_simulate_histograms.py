@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.rules.d20_na.resolver import Bucket, buckets, simulate
-from projections.resolver_report import text_histogram
+from projections.words.resolver import text_histogram
 
 
 def test_few_values_get_a_bucket_each_with_the_gaps_kept() -> None:

@@ -27,7 +27,7 @@ class Rules:
         return None
 
     def repair(self, ctx: Ctx, command: RepairArmor) -> None:
-        raise Refused("rule_violation", f"{self.id} has no armor to repair")
+        raise Refused("rule_violation", reason="no_armor_to_repair", params={"system": self.id})
 
     def check_reorder(self, ctx: Ctx) -> None:
         return None  # the GM may set the order by hand before and during the fight

@@ -72,7 +72,9 @@ def check(
     size = len(msgspec.json.encode(options))
     if size > MAX_OPTIONS_BYTES:
         raise Invalid(
-            f"options are limited to {MAX_OPTIONS_BYTES} bytes encoded ({size} sent)", rule
+            rule=rule,
+            reason="options_are_limited_bytes_encoded",
+            params={"max": MAX_OPTIONS_BYTES, "size": size},
         )
     _check_all(table, table.of(kind, name), options, f"{kind} {name}", rule, nested=False)
     if table.state_check is not None:
@@ -90,13 +92,15 @@ def _check_all(
 ) -> None:
     unknown = sorted(k for k in options if k not in declared)
     if unknown:
-        known = sorted(declared) or "none"
-        raise Invalid(f"{what} takes no option {', '.join(unknown)} (it takes: {known})", rule)
+        params = {"what": what, "unknown": unknown, "known": sorted(declared)}
+        raise Invalid(rule=rule, reason="unknown_options", params=params)
     for key, value in options.items():
         opt = declared[key]
         if opt.type == "step":
             if nested:
-                raise Invalid(f"options.{key} declares only a second action, not a third", opt.rule)
+                raise Invalid(
+                    rule=opt.rule, reason="options_declares_only_second_action", params={"key": key}
+                )
             _check_step(table, key, opt, value)
         else:
             _check_value(key, opt, value)
@@ -106,41 +110,63 @@ def _check_value(key: str, opt: Option, value: Any) -> None:
     where = f"options.{key}"
     if opt.type == "bool":
         if type(value) is not bool:
-            raise Invalid(f"{where} is true or false", opt.rule)
+            raise Invalid(rule=opt.rule, reason="option_true_false", params={"where": where})
     elif opt.type == "int":
         if type(value) is not int:
-            raise Invalid(f"{where} is a whole number", opt.rule)
+            raise Invalid(rule=opt.rule, reason="option_whole_number", params={"where": where})
         if (opt.low is not None and value < opt.low) or (opt.high is not None and value > opt.high):
-            raise Invalid(f"{where} is a whole number from {opt.low} to {opt.high}", opt.rule)
+            raise Invalid(
+                rule=opt.rule,
+                reason="whole_number_from",
+                params={"where": where, "low": opt.low, "high": opt.high},
+            )
     elif opt.type == "str":
         if type(value) is not str or not 1 <= len(value) <= opt.max_length:
-            raise Invalid(f"{where} is a text of 1 to {opt.max_length} characters", opt.rule)
+            raise Invalid(
+                rule=opt.rule,
+                reason="text_1_characters",
+                params={"where": where, "max_length": opt.max_length},
+            )
     elif opt.type == "list":
         if (
             type(value) is not list
             or len(value) > opt.max_length
             or not all(type(v) is str for v in value)
         ):
-            raise Invalid(f"{where} is a list of at most {opt.max_length} names", opt.rule)
+            raise Invalid(
+                rule=opt.rule,
+                reason="list_most_names",
+                params={"where": where, "max_length": opt.max_length},
+            )
         bad = [v for v in value if opt.choices and v not in opt.choices]
         if bad:
-            raise Invalid(f"{where} takes only {list(opt.choices)}, not {bad}", opt.rule)
+            raise Invalid(
+                rule=opt.rule,
+                reason="takes_only_not",
+                params={"where": where, "choices": list(opt.choices), "bad": bad},
+            )
         return
     if opt.choices and value not in opt.choices:
-        raise Invalid(f"{where} is one of {list(opt.choices)}", opt.rule)
+        raise Invalid(
+            rule=opt.rule, reason="one_of", params={"where": where, "choices": list(opt.choices)}
+        )
 
 
 def _check_step(table: OptionTable, key: str, opt: Option, value: Any) -> None:
     where = f"options.{key}"
     if type(value) is not dict or set(value) - {"action", "target", "options"}:
-        raise Invalid(f"{where} is {{action, target?, options?}}", opt.rule)
+        raise Invalid(rule=opt.rule, reason="step_shape", params={"where": where})
     action = value.get("action")
     if type(action) is not str or action not in table.actions:
-        raise Invalid(f"{where}.action is one of {sorted(table.actions)}", opt.rule)
+        raise Invalid(
+            rule=opt.rule,
+            reason="step_action_one_of",
+            params={"where": where, "actions": sorted(table.actions)},
+        )
     target = value.get("target")
     if target is not None and (type(target) is not str or not 1 <= len(target) <= 64):
-        raise Invalid(f"{where}.target is a combatant id", opt.rule)
+        raise Invalid(rule=opt.rule, reason="target_combatant_id", params={"where": where})
     more = value.get("options", {})
     if type(more) is not dict:
-        raise Invalid(f"{where}.options is an object", opt.rule)
+        raise Invalid(rule=opt.rule, reason="options_object", params={"where": where})
     _check_all(table, table.of("action", action), more, f"{where} {action}", opt.rule, nested=True)

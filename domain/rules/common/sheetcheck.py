@@ -11,19 +11,21 @@ from domain.errors import Invalid
 def whole(where: str, value: Any, low: int, high: int) -> int:
     """A whole number in [low, high] (booleans are not numbers here)."""
     if type(value) is not int or not low <= value <= high:
-        raise Invalid(f"{where} must be a whole number from {low} to {high}")
+        raise Invalid(
+            reason="must_whole_number_from", params={"where": where, "low": low, "high": high}
+        )
     return value
 
 
 def flag(where: str, value: Any) -> bool:
     if type(value) is not bool:
-        raise Invalid(f"{where} must be true or false")
+        raise Invalid(reason="must_true_false", params={"where": where})
     return value
 
 
 def name(where: str, value: Any) -> str:
     if not isinstance(value, str) or not 1 <= len(value) <= 40:
-        raise Invalid(f"{where} must be a name of 1 to 40 characters")
+        raise Invalid(reason="must_name_1_40_characters", params={"where": where})
     return value
 
 
@@ -35,12 +37,12 @@ def stats(sheet: Mapping[str, Any], table: Stats, other: Iterable[str] = ()) -> 
     is neither a stat nor one of `other` (checked by the caller) is refused."""
     unknown = set(sheet) - set(table) - set(other)
     if unknown:
-        raise Invalid(f"unknown sheet fields: {sorted(unknown)}")
+        raise Invalid(reason="unknown_sheet_fields", params={"unknown": sorted(unknown)})
     out: dict[str, Any] = {}
     for key, (low, high, default) in table.items():
         value = sheet.get(key, default)
         if value is None:
-            raise Invalid(f"sheet.{key} is required")
+            raise Invalid(reason="sheet_required", params={"key": key})
         out[key] = whole(f"sheet.{key}", value, low, high)
     return out
 

@@ -49,7 +49,7 @@ def pick_weapon(sheet: dict[str, Any], mode: str, name: Any) -> dict[str, Any] |
     """The weapon an attack uses; NA-31 keeps shooting weapons out of melee."""
     if name is not None:
         if not isinstance(name, str) or weapon_named(sheet, name) is None:
-            raise Invalid(f"no weapon {name!r} on the sheet")
+            raise Invalid(reason="no_weapon_on_sheet", params={"name": name})
         weapon = weapon_named(sheet, name)
         assert weapon is not None
     elif mode in ("melee", "maneuver"):
@@ -58,11 +58,18 @@ def pick_weapon(sheet: dict[str, Any], mode: str, name: Any) -> dict[str, Any] |
         weapon = next((w for w in sheet["weapons"] if w["kind"] == mode), None)
         if weapon is None:
             rule = "NA-35" if mode == "throw" else "NA-29"
-            raise Refused("rule_violation", f"no {mode} weapon on the sheet", rule)
+            raise Refused(
+                "rule_violation", rule=rule, reason="no_weapon_of_mode", params={"mode": mode}
+            )
     if mode == "melee" and weapon["kind"] == "shoot":
-        raise Refused("rule_violation", "a shooting weapon cannot strike in melee", "NA-31")
+        raise Refused("rule_violation", rule="NA-31", reason="shooting_weapon_in_melee")
     if mode in RANGED and weapon["kind"] != mode:
-        raise Refused("rule_violation", f"{weapon['name']} is not a {mode} weapon", "NA-31")
+        raise Refused(
+            "rule_violation",
+            rule="NA-31",
+            reason="not_a_weapon_of_mode",
+            params={"weapon": weapon["name"], "mode": mode},
+        )
     return weapon
 
 
@@ -155,25 +162,25 @@ def defense_refusal(
 ) -> Refused | None:
     """Why `cid` cannot answer this hit with `kind` (None: it can)."""
     if detail.get("sneak") or detail.get("from_back"):
-        return Refused("rule_violation", "this attack cannot be parried or dodged", "NA-20")
+        return Refused("rule_violation", rule="NA-20", reason="cannot_be_defended")
     sheet = game.combatants[cid].sheet
     ranged = detail["mode"] in RANGED
     if kind == "dodge" and ranged:
-        return Refused("rule_violation", "a ranged attack cannot be dodged", "NA-32")
+        return Refused("rule_violation", rule="NA-32", reason="ranged_not_dodged")
     if kind == "parry" and ranged and not can_parry_projectile(settings["ranged_parry"], sheet):
-        return Refused("rule_violation", "a projectile can only be parried with a shield", "NA-20")
+        return Refused("rule_violation", rule="NA-20", reason="projectile_shield_only")
     used = game.uses(cid, counter(settings, kind))
     if used >= settings["max_per_type"]:
-        return Refused(
-            "limit_reached", f"no more than {used} {counter(settings, kind)}s per round", "NA-AMB-4"
-        )
+        params = {"limit": used, "defense": counter(settings, kind)}
+        return Refused("limit_reached", rule="NA-AMB-4", reason="defenses_per_round", params=params)
     cost = defense_cost(game, settings, cid, kind)
     left = turns.budget(game, cid)
     if cost > left:
         return Refused(
             "budget_exhausted",
-            f"a {kind} now costs {cost} half-action(s); {left} left this round",
-            "NA-AMB-3",
+            rule="NA-AMB-3",
+            reason="defense_now_costs",
+            params={"action": kind, "cost": cost, "left": left},
         )
     return None
 

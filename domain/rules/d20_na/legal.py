@@ -31,28 +31,30 @@ def refusal(game: Game, actor: str, action: str, s: Mapping[str, Any]) -> Refuse
     if action in combat.MODES:
         mode = combat.MODES[action]
         if s["profile"] == "resolver_1v1" and mode in combat.RANGED:
-            return Refused("rule_violation", "the 1v1 resolver is melee only", "NA-37")
+            return Refused("rule_violation", rule="NA-37", reason="resolver_melee_only")
         kinds = [w for w in me.sheet["weapons"] if w["kind"] == mode]
         if mode in combat.RANGED and not kinds:
             rule = "NA-35" if mode == "throw" else "NA-29"
-            return Refused("rule_violation", f"no {mode} weapon on the sheet", rule)
+            return Refused(
+                "rule_violation", rule=rule, reason="no_weapon_of_mode", params={"mode": mode}
+            )
         if mode == "shoot" and not any(combat.loaded(me, w) for w in kinds):
-            return Refused("rule_violation", "reload first", "NA-AMB-23")
+            return Refused("rule_violation", rule="NA-AMB-23", reason="reload_first")
         if charged and mode != "melee":
-            return Refused("rule_violation", "a charge ends in a melee attack", "NA-8")
+            return Refused("rule_violation", rule="NA-8", reason="charge_ends_in_melee")
         return turns.slot_refusal(game, actor, "charge_attack" if charged else turns.FULL, 2)
     if action == "charge":
         if combat.engaged(game, actor):
-            return Refused("rule_violation", "cannot charge while engaged in melee", "NA-8")
+            return Refused("rule_violation", rule="NA-8", reason="no_charge_in_melee")
         return turns.slot_refusal(game, actor, turns.CHARGE, 3)
     if action == "pass":
         if not s["round.allow_pass"]:
-            return Refused("rule_violation", "passing is off in this encounter", "NA-AMB-3")
+            return Refused("rule_violation", rule="NA-AMB-3", reason="passing_off")
         if charged:
-            return Refused("rule_violation", "a charge must be followed by its attack", "NA-AMB-9")
+            return Refused("rule_violation", rule="NA-AMB-9", reason="charge_then_attack")
         return None
     if action == "reload" and not me.status.get("unloaded"):
-        return Refused("rule_violation", "nothing to reload", "NA-AMB-23")
+        return Refused("rule_violation", rule="NA-AMB-23", reason="nothing_to_reload")
     return turns.slot_refusal(game, actor, turns.HALF, 1)
 
 
@@ -158,17 +160,20 @@ def listing(
     for action, rule in actions:
         why: Refused | None = None
         if not my_turn:
-            waiting = "waiting for a defense" if game.pending else "not your turn"
-            why = Refused("not_your_turn", waiting if game.actor == actor else "not your turn")
+            waiting = "waiting_for_defense" if game.pending else "not_your_turn"
+            why = Refused(
+                "not_your_turn", reason=waiting if game.actor == actor else "not_your_turn"
+            )
         elif action in TARGETED and not targets:
-            why = Refused("rule_violation", "no target")
+            why = Refused("rule_violation", reason="no_target")
         else:
             why = refusal(game, actor, action, s)
         out.append(
             LegalAction(
                 action=action,
                 enabled=why is None,
-                reason=why.message if why else "",
+                reason=why.reason if why else "",
+                params=why.params if why else {},
                 rule=why.rule if why and why.rule else rule,
                 targets=_targets(game, actor, action, targets),
                 cost=_cost(game, actor, COST.get(action, 2)),
@@ -188,7 +193,8 @@ def listing(
                     action=kind,
                     reaction=True,
                     enabled=why is None,
-                    reason=why.message if why else "",
+                    reason=why.reason if why else "",
+                    params=why.params if why else {},
                     rule=why.rule if why else rule,
                     targets=[pending.attacker],
                     cost=_cost(game, actor, combat.defense_cost(game, limits, actor, kind)),

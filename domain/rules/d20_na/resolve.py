@@ -37,24 +37,30 @@ def attack_options(ctx: Ctx, mode: str, options: dict[str, Any]) -> dict[str, An
     """Check an attack's options: weapon, aim, distance, sneak, from_back."""
     unknown = set(options) - {"weapon", "aim", "distance", "sneak", "from_back"}
     if unknown:
-        raise Invalid(f"unknown attack options {sorted(unknown)}")
+        raise Invalid(reason="unknown_attack_options", params={"unknown": sorted(unknown)})
     out = dict(options)
     aim = out.get("aim")
     if aim is not None and aim not in tables.AIMABLE:
-        raise Invalid(f"cannot aim at {aim!r}; zones: {list(tables.AIMABLE)}", "NA-24")
+        raise Invalid(
+            rule="NA-24",
+            reason="cannot_aim_zones",
+            params={"aim": aim, "aimable": list(tables.AIMABLE)},
+        )
     distance = out.get("distance", 0)
     if type(distance) is not int or not 0 <= distance <= 100_000:
-        raise Invalid("distance is a whole number of metres", "NA-30")
+        raise Invalid(rule="NA-30", reason="distance_whole_number_metres")
     for flag in ("sneak", "from_back"):
         if type(out.get(flag, False)) is not bool:
-            raise Invalid(f"{flag} is true or false")
+            raise Invalid(reason="true_false", params={"flag": flag})
         if out.get(flag) and ctx.who.role != "gm":
-            raise Refused("forbidden", f"only the GM decides {flag}", "NA-AMB-21")
+            raise Refused(
+                "forbidden", rule="NA-AMB-21", reason="only_gm_decides", params={"flag": flag}
+            )
     if ctx.setting("profile") == "resolver_1v1":
         if mode in combat.RANGED:
-            raise Refused("rule_violation", "the 1v1 resolver is melee only", "NA-37")
+            raise Refused("rule_violation", rule="NA-37", reason="resolver_melee_only")
         if aim:
-            raise Refused("rule_violation", "the 1v1 resolver does not aim", "NA-39")
+            raise Refused("rule_violation", rule="NA-39", reason="resolver_does_not_aim")
     return out
 
 
@@ -64,14 +70,19 @@ def attack(ctx: Ctx, command: Act) -> None:
     me = ctx.combatant(command.actor)
     target = ctx.combatant(target_of(command))
     if target.id == me.id or target.out is not None:
-        raise Refused("rule_violation", f"{target.name} cannot be attacked now")
+        raise Refused("rule_violation", reason="cannot_be_attacked_now", params={"target": target})
     opts = attack_options(ctx, mode, dict(command.options))
     charged = ctx.game.uses(me.id, turns.SLOT_CHARGE) > 0
     if charged and (mode != "melee" or me.status.get("charging") != target.id):
-        raise Refused("rule_violation", "a charge ends in a melee attack on its target", "NA-8")
+        raise Refused("rule_violation", rule="NA-8", reason="charge_ends_on_target")
     weapon = combat.pick_weapon(me.sheet, mode, opts.get("weapon"))
     if mode == "shoot" and weapon is not None and not combat.loaded(me, weapon):
-        raise Refused("rule_violation", f"{weapon['name']} must be reloaded", "NA-AMB-23")
+        raise Refused(
+            "rule_violation",
+            rule="NA-AMB-23",
+            reason="must_be_reloaded",
+            params={"weapon": weapon["name"]},
+        )
     mods = combat.attack_mods(ctx, me, mode, weapon, opts)
     kind = "charge_attack" if charged else turns.FULL
     turns.spend(ctx, me.id, kind, 2, command.action, "NA-6")
@@ -293,7 +304,7 @@ def _parry_item(sheet: dict[str, Any], options: dict[str, Any]) -> dict[str, Any
     if name is not None:
         weapon = combat.weapon_named(sheet, name) if isinstance(name, str) else None
         if weapon is None or weapon["kind"] == "shoot":
-            raise Invalid(f"cannot parry with {name!r}")
+            raise Invalid(reason="cannot_parry_with", params={"name": name})
         return weapon
     shield: dict[str, Any] | None = sheet["shield"]
     return shield if shield is not None else combat.main_weapon(sheet)

@@ -304,7 +304,10 @@ def _fight_n(run: _Run, n: int) -> FightResult:
     )
 
 
-def _chunk(job: tuple[_Run, int, int]) -> _Tally | tuple[str, str, str | None]:
+_Stopped = tuple[str, str, str | None, str, dict[str, Any], dict[str, str]]
+
+
+def _chunk(job: tuple[_Run, int, int]) -> _Tally | _Stopped:
     """Fights start..stop-1 of a run (in a worker): their tally, or the refusal that
     stopped them as plain data (a refusal's own class may not survive pickling)."""
     run, start, stop = job
@@ -313,7 +316,7 @@ def _chunk(job: tuple[_Run, int, int]) -> _Tally | tuple[str, str, str | None]:
         for n in range(start, stop):
             tally.add(_fight_n(run, n))
     except Refused as e:
-        return (e.code, e.message, e.rule)
+        return (e.code, e.message, e.rule, e.reason, e.params, e.names)
     return tally
 
 
@@ -371,13 +374,14 @@ def simulate(
 
 def _gather(
     tally: _Tally,
-    results: Iterable[_Tally | tuple[str, str, str | None]],
+    results: Iterable[_Tally | _Stopped],
     pieces: list[tuple[_Run, int, int]],
     progress: Callable[[int], None] | None,
 ) -> None:
     for (_, _, stop), part in zip(pieces, results, strict=True):
         if not isinstance(part, _Tally):
-            raise Refused(*part)
+            code, message, rule, reason, params, names = part
+            raise Refused(code, message, rule, reason=reason, params=params, names=names)
         tally.merge(part)
         if progress is not None:
             progress(stop)

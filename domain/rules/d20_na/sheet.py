@@ -49,10 +49,13 @@ ARMOR_KEYS = (*AIMABLE, "arms", "legs")
 
 def _skills(raw: Any) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
-        raise Invalid("sheet.skills must be an object")
+        raise Invalid(reason="sheet_skills_must_object")
     unknown = set(raw) - set(SKILLS)
     if unknown:
-        raise Invalid(f"unknown skills: {sorted(unknown)}; known: {sorted(SKILLS)}")
+        raise Invalid(
+            reason="unknown_skills_known",
+            params={"unknown": sorted(unknown), "skills": sorted(SKILLS)},
+        )
     out: dict[str, Any] = {}
     for name, (kind, top) in SKILLS.items():
         value = raw.get(name, kind())
@@ -64,23 +67,25 @@ def _skills(raw: Any) -> dict[str, Any]:
 def _weapon(i: int, raw: Any) -> dict[str, Any]:
     where = f"sheet.weapons[{i}]"
     if not isinstance(raw, Mapping):
-        raise Invalid(f"{where} must be an object")
+        raise Invalid(reason="must_be_object", params={"where": where})
     known = {"name", "kind", "dmg", "dice", "parry", "two_handed", "range_step"}
     known |= {"range_band_m", "needs_reload"}
     unknown = set(raw) - known
     if unknown:
-        raise Invalid(f"{where}: unknown fields {sorted(unknown)}")
+        raise Invalid(reason="unknown_fields", params={"where": where, "unknown": sorted(unknown)})
     kind = raw.get("kind", "melee")
     if kind not in KINDS:
-        raise Invalid(f"{where}.kind must be one of {list(KINDS)}", "NA-31")
+        raise Invalid(
+            rule="NA-31", reason="kind_must_one", params={"where": where, "kinds": list(KINDS)}
+        )
     dice_expr = raw.get("dice", "")
     if not isinstance(dice_expr, str):
-        raise Invalid(f"{where}.dice must be text such as 1d6")
+        raise Invalid(reason="dice_must_text_such_as", params={"where": where})
     if dice_expr:
         try:
             parsed = dicelib.parse(dice_expr)
         except ValueError as e:
-            raise Invalid(f"{where}.dice: {e}") from e
+            raise Invalid(reason="dice_unreadable", params={"where": where, "e": e}) from e
         dice_expr = str(parsed)
     return {
         "name": _name(f"{where}.name", raw.get("name")),
@@ -99,7 +104,7 @@ def _shield(raw: Any) -> dict[str, Any] | None:
     if raw is None:
         return None
     if not isinstance(raw, Mapping) or set(raw) - {"name", "parry"}:
-        raise Invalid("sheet.shield must be {name, parry} or null")
+        raise Invalid(reason="sheet_shield_must_null")
     return {
         "name": _name("sheet.shield.name", raw.get("name", "shield")),
         "parry": _int("sheet.shield.parry", raw.get("parry", 0), 0, 100),
@@ -109,11 +114,14 @@ def _shield(raw: Any) -> dict[str, Any] | None:
 def _armor(raw: Any) -> dict[str, int]:
     """Armor points per zone; `arms` and `legs` set both sides (NA-AMB-11)."""
     if not isinstance(raw, Mapping):
-        raise Invalid("sheet.armor must be an object of zone: points")
+        raise Invalid(reason="sheet_armor_must_object_zone")
     out: dict[str, int] = {}
     for key, value in raw.items():
         if key not in ARMOR_KEYS:
-            raise Invalid(f"unknown armor zone {key!r}; zones: {list(ARMOR_KEYS)}")
+            raise Invalid(
+                reason="unknown_armor_zone_zones",
+                params={"key": key, "armor_keys": list(ARMOR_KEYS)},
+            )
         points = _int(f"sheet.armor.{key}", value, 0, 1000)
         sides = [f"{key[:-1]}_left", f"{key[:-1]}_right"] if key in ("arms", "legs") else [key]
         for zone in sides:
@@ -126,26 +134,24 @@ def _hands(weapons: list[dict[str, Any]], off_hand: Any, shield: Any) -> str | N
     two_handed = [w["name"] for w in weapons if w["two_handed"]]
     if shield is not None and two_handed:
         raise RuleViolation(
-            f"{two_handed[0]} is two-handed and cannot be used with a shield", "NA-19"
+            rule="NA-19", reason="two_handed_with_shield", params={"weapon": two_handed[0]}
         )
     if len(two_handed) > 1:
-        raise RuleViolation(
-            f"two two-handed weapons cannot be used together: {two_handed}", "NA-19"
-        )
+        raise RuleViolation(rule="NA-19", reason="two_two_handed", params={"weapons": two_handed})
     if off_hand is None:
         return None
     name = _name("sheet.off_hand", off_hand)
     by_name = {w["name"]: w for w in weapons}
     weapon = by_name.get(name)
     if weapon is None:
-        raise Invalid(f"sheet.off_hand names no weapon of the sheet: {name!r}", "NA-17")
+        raise Invalid(rule="NA-17", reason="sheet_off_hand_names_no", params={"name": name})
     if weapon["kind"] == "shoot" or weapon["two_handed"]:
-        raise RuleViolation(f"{name} cannot be wielded in the off hand", "NA-19")
+        raise RuleViolation(rule="NA-19", reason="not_off_hand", params={"weapon": name})
     if shield is not None:
-        raise RuleViolation("a shield leaves no hand for a second weapon", "NA-19")
+        raise RuleViolation(rule="NA-19", reason="shield_no_second_weapon")
     mains = [w for w in weapons if w["kind"] != "shoot" and w["name"] != name]
     if not mains or mains[0]["two_handed"]:
-        raise RuleViolation("dual wielding needs a one-handed main weapon", "NA-19")
+        raise RuleViolation(rule="NA-19", reason="dual_needs_one_handed")
     return name
 
 
@@ -184,10 +190,10 @@ def _validate(sheet: Mapping[str, Any]) -> dict[str, Any]:
     out["skills"] = _skills(raw.get("skills", {}))
     weapons_raw = raw.get("weapons", [])
     if not isinstance(weapons_raw, list) or len(weapons_raw) > 8:
-        raise Invalid("sheet.weapons must be a list of at most 8 weapons")
+        raise Invalid(reason="sheet_weapons_must_list_most")
     weapons = [_weapon(i, w) for i, w in enumerate(weapons_raw)]
     if len({w["name"] for w in weapons}) != len(weapons):
-        raise Invalid("weapon names must be unique on a sheet")
+        raise Invalid(reason="weapon_names_must_unique_on")
     out["weapons"] = weapons
     out["shield"] = _shield(raw.get("shield"))
     out["off_hand"] = _hands(weapons, raw.get("off_hand"), out["shield"])

@@ -203,7 +203,7 @@ def _charge(ctx: Ctx, command: Act) -> None:
     """NA-8: not while in melee, nothing in the way; +2 ATT on the attack that follows."""
     target = ctx.combatant(resolve.target_of(command))
     if command.options.get("path_clear", True) is not True:
-        raise Refused("rule_violation", "something stands in the way", "NA-AMB-9")
+        raise Refused("rule_violation", rule="NA-AMB-9", reason="something_in_the_way")
     turns.spend(ctx, command.actor, turns.CHARGE, 1, "charge", "NA-8")
     ctx.status(command.actor, "charging", target.id, "NA-8")
     _done(ctx, command.actor, "charge", target=target.id)
@@ -220,7 +220,9 @@ def _half_action(ctx: Ctx, command: Act) -> None:
         unloaded = list(me.status.get("unloaded", []))
         name = command.options.get("weapon", unloaded[0] if unloaded else None)
         if name not in unloaded:
-            raise RuleViolation(f"{name!r} is not waiting to be reloaded", "NA-AMB-23")
+            raise RuleViolation(
+                rule="NA-AMB-23", reason="not_waiting_reload", params={"weapon": name}
+            )
         rest = [w for w in unloaded if w != name]
         ctx.status(actor, "unloaded", rest or None, "NA-AMB-23")
     reloaded = str(name) if command.action == "reload" else ""

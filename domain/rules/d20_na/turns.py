@@ -89,12 +89,9 @@ def pay(ctx: Ctx, cid: str, cost: int, what: str, rule: str) -> None:
     """Spend half-units, or refuse with `budget_exhausted`."""
     left = budget(ctx.game, cid)
     if cost > left:
-        name = ctx.combatant(cid).name
-        raise Refused(
-            "budget_exhausted",
-            f"{name} needs {cost} half-action(s) for {what} but has {left} left this round",
-            rule,
-        )
+        me = ctx.combatant(cid)
+        params = {"actor": me, "cost": cost, "action": what, "left": left}
+        raise Refused("budget_exhausted", rule=rule, reason="budget_short_for", params=params)
     ctx.status(cid, "budget", left - cost, rule)
 
 
@@ -103,20 +100,15 @@ def slot_refusal(game: Game, cid: str, kind: str, cost: int) -> Refused | None:
     half = game.uses(cid, SLOT_HALF)
     charged = game.uses(cid, SLOT_CHARGE) > 0
     if charged and kind != "charge_attack":
-        return Refused("rule_violation", "a charge must be followed by its attack", "NA-AMB-9")
+        return Refused("rule_violation", rule="NA-AMB-9", reason="charge_then_attack")
     if kind in (FULL, CHARGE) and (half or charged):
-        return Refused(
-            "rule_violation",
-            "a slot is one action or two half-actions: end the turn first",
-            "NA-AMB-3",
-        )
+        return Refused("rule_violation", rule="NA-AMB-3", reason="slot_taken")
     left = budget(game, cid)
     if cost > left:
-        name = game.combatants[cid].name
+        me = game.combatants[cid]
         rule = "NA-AMB-9" if kind == CHARGE else "NA-2"
-        return Refused(
-            "budget_exhausted", f"{name} needs {cost} half-action(s), has {left} left", rule
-        )
+        params = {"actor": me, "cost": cost, "left": left}
+        return Refused("budget_exhausted", rule=rule, reason="budget_short", params=params)
     return None
 
 

@@ -41,9 +41,16 @@ def attack(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> Non
     """Pay, roll the governing stat, and leave the hit waiting for the defense (RK-15)."""
     target = ctx.combatant(command.target or next(iter(command.targets), None))
     if target.id == me.id or target.out is not None:
-        raise Refused("rule_violation", f"{target.name} cannot be attacked now", "RK-15")
+        raise Refused(
+            "rule_violation",
+            rule="RK-15",
+            reason="cannot_be_attacked_now",
+            params={"target": target},
+        )
     if me.status.get("fleeing"):
-        raise Refused("rule_violation", f"{me.name} is fleeing and cannot attack", "RK-69")
+        raise Refused(
+            "rule_violation", rule="RK-69", reason="fleeing_cannot_attack", params={"actor": me}
+        )
     spend_complex(ctx, me.id, cfg)
     planned = plan(me, command.action, command.rank, command.options, cfg)
     pay(ctx, me, planned, cfg)
@@ -100,15 +107,13 @@ def luck(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
     attacking = game.actor == me.id and not game.pending
     defending = any(p.target == me.id for p in game.pending)
     if not (attacking or defending):
-        raise Refused("not_your_turn", "a Luck die is rolled just before your own action", "RK-50")
+        raise Refused("not_your_turn", rule="RK-50", reason="luck_before_own_action")
     if attacking and game.uses(me.id, "complex") > 0:
-        raise Refused("rule_violation", "the Luck die comes before the action's die", "RK-19")
+        raise Refused("rule_violation", rule="RK-19", reason="luck_before_action_die")
     if me.status.get("luck"):
-        raise Refused(
-            "rule_violation", "a Luck result already waits for the next roll", "RK-AMB-15"
-        )
+        raise Refused("rule_violation", rule="RK-AMB-15", reason="luck_result_waiting")
     if me.resources["luck"] <= 0:
-        raise Refused("limit_reached", f"{me.name} has no Luck uses left this War", "RK-51")
+        raise Refused("limit_reached", rule="RK-51", reason="no_luck_left", params={"actor": me})
     if attacking and cfg["luck_consumes_complex_slot"]:
         spend_complex(ctx, me.id, cfg)
     ctx.change(me.id, "luck", -1, "Luck die", "RK-51")  # spent even on a failure (RK-AMB-15)
@@ -194,20 +199,21 @@ def transfer_mana(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act)
     target = ctx.combatant(command.target)
     if not bonded(ctx.game, me, target) or target.out is not None:
         raise Refused(
-            "rule_violation",
-            f"{me.name} can only give mana to their own Master or Servant",
-            "RK-30",
+            "rule_violation", rule="RK-30", reason="mana_own_pair_only", params={"actor": me}
         )
     amount = command.options.get("amount")
     if type(amount) is not int or amount < 1:
-        raise Invalid("options.amount is the whole number of mana points given", "RK-30")
+        raise Invalid(rule="RK-30", reason="options_amount_whole_number_mana")
     if me.resources["mana"] - amount < 1:
-        raise Refused("rule_violation", f"{me.name} must keep at least 1 mana", "RK-30")
+        raise Refused(
+            "rule_violation", rule="RK-30", reason="must_keep_one_mana", params={"giver": me}
+        )
     if target.resources["mana"] + amount > target.maxima["mana"]:
         raise Refused(
             "rule_violation",
-            f"{target.name}'s pool holds only {target.maxima['mana']}: 1 given must be 1 received",
-            "RK-30",
+            rule="RK-30",
+            reason="pool_full_one_for_one",
+            params={"target": target, "mana": target.maxima["mana"]},
         )
     ctx.change(me.id, "mana", -amount, f"gives mana to {target.name}", "RK-30")
     ctx.change(target.id, "mana", amount, f"mana from {me.name}", "RK-30")

@@ -59,8 +59,9 @@ def _capped(me: Combatant, stat: str, wanted: Any, cap_rule: str) -> Rank:
     if order_key(rank) > order_key(own):
         raise Refused(
             "rule_violation",
-            f"{me.name} can attack at rank {own} at most with {stat}, not {rank}",
-            cap_rule,
+            rule=cap_rule,
+            reason="rank_above_cap",
+            params={"actor": me, "own": own, "stat": stat, "rank": rank},
         )
     return own if rank.level == own.level else rank
 
@@ -73,8 +74,8 @@ def _ability(
     for item in items:
         if wanted is None or item["name"] == wanted:
             return item
-    what = "Noble Phantasm" if field_name == "noble_phantasms" else "Advanced Spell"
-    raise Refused("rule_violation", f"{me.name} has no {what} {wanted or ''}".strip(), rule)
+    reason = "no_noble_phantasm" if field_name == "noble_phantasms" else "no_advanced_spell"
+    raise Refused("rule_violation", rule=rule, reason=reason, params={"actor": me, "name": wanted})
 
 
 def plan(
@@ -95,7 +96,7 @@ def plan(
         return Attack(action, atype, stat, r, [dmg], cost=cost, rules=["RK-43", "RK-44", "RK-49"])
     if action == "noble_phantasm":
         if kind != "servant":
-            raise Refused("rule_violation", "only Servants have Noble Phantasms", "RK-52")
+            raise Refused("rule_violation", rule="RK-52", reason="servants_only_np")
         np = _ability(me, "noble_phantasms", options, "RK-52")
         r = parse_rank(np["rank"])  # the NP's own rank sets damage and cost (RK-52)
         dmg = value("damage.np", r, tables, families)
@@ -106,7 +107,7 @@ def plan(
             action, atype, stat, r, hits, int(np.get("chain_bonus", 0)), cost, rules, np["name"]
         )
     if "MAGIC" not in me.sheet:
-        raise Refused("rule_violation", f"{me.name} has no Magic stat to cast with", "RK-55")
+        raise Refused("rule_violation", rule="RK-55", reason="no_magic_stat", params={"actor": me})
     spell = _ability(me, "spells", options, "RK-55")
     r = parse_rank(spell["rank"])
     dmg = value(f"damage.spell.{kind}", r, tables, families)  # +10 for a Servant (RK-58)
@@ -127,9 +128,15 @@ def short_of_mana(me: Combatant, attack: Attack, cfg: Mapping[str, Any]) -> Refu
         return None
     return Refused(
         "insufficient_mana",
-        f"{me.name} has {mana} mana; this {attack.action} at rank {attack.rank} costs "
-        f"{attack.cost}",
-        "RK-AMB-20",
+        rule="RK-AMB-20",
+        reason="mana_short",
+        params={
+            "actor": me,
+            "mana": mana,
+            "action": attack.action,
+            "rank": attack.rank,
+            "cost": attack.cost,
+        },
     )
 
 

@@ -24,7 +24,7 @@ from domain.rules.ranks.tables import Rank, health_malus, parse_rank, threshold
 def _switches(options: Mapping[str, Any], key: str) -> list[str]:
     raw = options.get(key, [])
     if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
-        raise Invalid(f"options.{key} is a list of stat codes", "RK-8")
+        raise Invalid(rule="RK-8", reason="options_list_stat_codes", params={"key": key})
     return list(raw)
 
 
@@ -34,13 +34,19 @@ def half_rank_terms(
     """The half-rank modifiers of one roll, spending the once-per-RP switch if asked."""
     activate, deactivate = _switches(options, "activate"), _switches(options, "deactivate")
     for other in {*activate, *deactivate} - {stat}:
-        raise RuleViolation(f"{other} is not rolled here: a switch lasts one roll", "RK-AMB-10")
+        raise RuleViolation(
+            rule="RK-AMB-10", reason="switch_not_rolled_here", params={"other": other}
+        )
     key = f"half_rank.{stat}"
     switched = bool(ctx.combatant(cid).status.get(key))  # rest_of_rp switches stay on
     if stat in activate and rank.half <= 0:
-        raise RuleViolation(f"{stat} ({rank}) has no positive half-rank to activate", "RK-6")
+        raise RuleViolation(
+            rule="RK-6", reason="no_positive_half_rank", params={"stat": stat, "rank": rank}
+        )
     if stat in deactivate and rank.half >= 0:
-        raise RuleViolation(f"{stat} ({rank}) has no negative half-rank to deactivate", "RK-7")
+        raise RuleViolation(
+            rule="RK-7", reason="no_negative_half_rank", params={"stat": stat, "rank": rank}
+        )
     if (stat in activate or stat in deactivate) and not switched:
         ctx.use(cid, key, "session", 1, "RK-8", f"the half-ranks of {stat} this RP")
         switched = True

@@ -102,19 +102,22 @@ def _attack_extras(me: Combatant, action: str, cfg: Mapping[str, Any],
 def _entry(
     action: str,
     rule: str,
-    reasons: list[tuple[bool, str, str]],
+    reasons: list[tuple[bool, str | Refused, str]],
     targets: list[str],
     ranks: list[str] | None = None,
     choices: dict[str, Any] | list[str] | None = None,
     reaction: bool = False,
     **extras: Any,
 ) -> LegalAction:
-    """The first failing (ok, reason, rule) decides; otherwise the action is enabled."""
+    """The first failing (ok, reason, rule) decides; otherwise the action is enabled. A
+    reason is a key, or a refusal whose key and params it takes."""
     failing = next(((why, r) for ok, why, r in reasons if not ok), None)
+    why = failing[0] if failing else ""
     return LegalAction(
         action=action,
         enabled=failing is None,
-        reason=failing[0] if failing else "",
+        reason=why.reason if isinstance(why, Refused) else why,
+        params=why.params if isinstance(why, Refused) else {},
         rule=failing[1] if failing else rule,
         targets=targets,
         ranks=ranks or [],
@@ -160,15 +163,18 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
     me = game.combatants.get(actor)
     if me is None:
         return []
-    alive = (me.out is None, f"out of the fight ({me.out})", "RK-25")
-    my_turn = (
+    out_of_it = Refused(
+        "rule_violation", reason="out_of_the_fight", params={"who": me, "out": me.out}
+    )
+    alive: tuple[bool, str | Refused, str] = (me.out is None, out_of_it, "RK-25")
+    my_turn: tuple[bool, str | Refused, str] = (
         game.started and game.actor == actor and not game.pending,
-        "not your attack phase",
+        "not_your_attack_phase",
         "RK-15",
     )
-    slot = (
+    slot: tuple[bool, str | Refused, str] = (
         game.uses(actor, "complex") < int(cfg["complex_actions_per_phase"]),
-        "already made this phase's complex action",
+        "complex_action_made",
         "RK-17",
     )
     foes = [c.id for c in game.combatants.values() if c.side != me.side and c.out is None]
@@ -184,12 +190,12 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
         choices: dict[str, Any] | None = {**named, **switch_choices(switch)}
         reasons = [
             alive,
-            (bool(foes), "no opponent left", "RK-21"),
+            (bool(foes), "no_opponent_left", "RK-21"),
             my_turn,
             slot,
-            (not me.status.get("fleeing"), "fleeing this Tour", "RK-69"),
+            (not me.status.get("fleeing"), "fleeing_this_tour", "RK-69"),
             _known(me, action),
-            (bool(ranks), "not enough mana", "RK-AMB-20"),
+            (bool(ranks), "not_enough_mana", "RK-AMB-20"),
         ]
         out.append(
             _entry(
@@ -211,11 +217,11 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
                 alive,
                 (
                     (my_turn[0] and slot[0]) or pending is not None,
-                    "Luck comes just before your own roll",
+                    "luck_before_own_roll",
                     "RK-19",
                 ),
-                (not me.status.get("luck"), "a Luck result is waiting", "RK-AMB-15"),
-                (me.resources.get("luck", 0) > 0, "no Luck uses left this War", "RK-51"),
+                (not me.status.get("luck"), "luck_result_waiting", "RK-AMB-15"),
+                (me.resources.get("luck", 0) > 0, "no_luck_uses_left", "RK-51"),
             ],
             [],
             choices=switch_choices(half_rank(game, me, "LCK", cfg)) or None,
@@ -247,8 +253,8 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
             "RK-30",
             [
                 alive,
-                (bool(partners), "no Master or Servant here with room for mana", "RK-30"),
-                (me.resources.get("mana", 0) > 1, "must keep at least 1 mana", "RK-30"),
+                (bool(partners), "no_partner_with_room", "RK-30"),
+                (me.resources.get("mana", 0) > 1, "keep_one_mana", "RK-30"),
             ],
             [c.id for c in partners],
         )
@@ -260,7 +266,7 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
             _entry(
                 "skill",
                 "RK-16",
-                [alive, (bool(ready), "every active skill is already in effect", "RK-14")],
+                [alive, (bool(ready), "every_skill_in_effect", "RK-14")],
                 [],
                 choices={"name": ready},
             )
@@ -270,7 +276,7 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
             reasons = [alive] if option != "none" else []
             if option == "intercept":
                 keepers = [s for s in servants_of(game, me) if s.out is None]
-                reasons.append((bool(keepers), "no Servant left to intercept", "RK-39"))
+                reasons.append((bool(keepers), "no_servant_left", "RK-39"))
             choices = None
             if option == "counter":
                 choices = _counter_choices(me, pending, cfg)
@@ -280,13 +286,16 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
                 choices = {**(choices or {}), **switch_choices(switch)}
             elemental = elemental_refusal(me, cfg) if option == "counter" else None
             if elemental is not None:
-                reasons.append((False, elemental.message, "RK-64"))
+                reasons.append((False, elemental, "RK-64"))
             elif option == "counter" and choices is not None:
                 reasons.append(
                     (
                         bool(choices["action"]),
-                        f"no counter of the same type at rank {pending.rank} or higher "
-                        "within your caps and mana",
+                        Refused(
+                            "rule_violation",
+                            reason="no_counter_fits",
+                            params={"rank": pending.rank},
+                        ),
                         "RK-62",
                     )
                 )
@@ -328,12 +337,12 @@ def _reaction_switch(game: Game, me: Combatant, option: str, choices: Mapping[st
     return None
 
 
-def _known(me: Combatant, action: str) -> tuple[bool, str, str]:
+def _known(me: Combatant, action: str) -> tuple[bool, str | Refused, str]:
     """An NP or Advanced Spell attack needs one on the sheet (RK-52, RK-55)."""
     if action == "noble_phantasm":
-        return bool(me.sheet.get("noble_phantasms")), "knows no Noble Phantasm", "RK-52"
+        return bool(me.sheet.get("noble_phantasms")), "knows_no_np", "RK-52"
     if action == "advanced_spell":
-        return bool(me.sheet.get("spells")), "knows no advanced spell", "RK-55"
+        return bool(me.sheet.get("spells")), "knows_no_spell", "RK-55"
     return True, "", ""
 
 

@@ -68,4 +68,8 @@ def check_tables(overrides: Any) -> None:
     check_overrides(overrides)
     for key, value in overrides.items():
         if not -TABLE_VALUE <= value <= TABLE_VALUE:
-            raise Invalid(f"table entry {key!r} is at most {TABLE_VALUE} either way", "RK-AMB-2")
+            raise Invalid(
+                rule="RK-AMB-2",
+                reason="table_entry_most_either_way",
+                params={"key": key, "max": TABLE_VALUE},
+            )

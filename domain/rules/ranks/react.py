@@ -53,11 +53,7 @@ def elemental_refusal(me: Combatant, cfg: Mapping[str, Any]) -> Refused | None:
     """RK-64: an Elemental Magic user counters by rules the source leaves out; unless
     `counter.elemental_rules` is `standard`, the GM settles such a counter (RK-AMB-26)."""
     if me.sheet.get("elemental") and cfg["counter.elemental_rules"] == "gm":
-        return Refused(
-            "rule_violation",
-            "an Elemental Magic user's counter follows rules the GM settles",
-            "RK-64",
-        )
+        return Refused("rule_violation", rule="RK-64", reason="elemental_counter_gm")
     return None
 
 
@@ -70,7 +66,7 @@ def counter_refusal(
     action = options.get("action")
     if action not in ATTACKS:
         raise RuleViolation(
-            f"options.action names the counter's attack: {sorted(ATTACKS)}", "RK-60"
+            rule="RK-60", reason="counter_names_attack", params={"attacks": sorted(ATTACKS)}
         )
     elemental = elemental_refusal(me, cfg)
     if elemental is not None:
@@ -83,24 +79,22 @@ def counter_refusal(
     if counter.type != incoming.type:
         return counter, Refused(
             "rule_violation",
-            f"a {incoming.type} attack can only be "
-            f"countered by a {incoming.type} attack, not {counter.type}",
-            "RK-61",
+            rule="RK-61",
+            reason="counter_same_type",
+            params={"type": incoming.type, "type_": counter.type},
         )
     n = len(incoming.hits or [0])
     if n > 1 and len(counter.hits) < n:
         return counter, Refused(
-            "rule_violation",
-            f"{n} chained attacks are countered only by at least {n} chained attacks",
-            "RK-66",
+            "rule_violation", rule="RK-66", reason="counter_chain_length", params={"n": n}
         )
     theirs = parse_rank(str(pending.rank))
     if order_key(counter.rank) < order_key(theirs) and not cfg["counter.allow_lower_rank"]:
         return counter, Refused(
             "rule_violation",
-            f"a rank-{theirs} attack is blocked only by a counter "
-            f"of rank {theirs} or higher, not {counter.rank}",
-            "RK-62",
+            rule="RK-62",
+            reason="counter_rank_too_low",
+            params={"theirs": theirs, "rank": counter.rank},
         )
     return counter, short_of_mana(me, counter, cfg)
 
@@ -148,16 +142,19 @@ def _intercept(
     """RK-39: the Servant takes the hit, and may only reduce it with Endurance."""
     servants = [s for s in servants_of(ctx.game, master) if s.out is None]
     if not servants:
-        raise Refused("rule_violation", f"{master.name} has no Servant to intercept", "RK-39")
+        raise Refused(
+            "rule_violation",
+            rule="RK-39",
+            reason="no_servant_to_intercept",
+            params={"master": master},
+        )
     servant = servants[0]
     forced = bool(options.get("command_seal"))  # "ou non, via un Sceau de Commandement"
     if not forced and not ctx.who.controls(servant.id):
-        raise Forbidden(f"{ctx.who.role} does not control {servant.id}")
+        raise Forbidden(reason="does_not_control", params={"role": ctx.who.role, "actor": servant})
     reduce = options.get("reduce", "END")
     if reduce not in ("END", "none"):
-        raise Refused(
-            "rule_violation", "an intercepting Servant may only reduce with Endurance", "RK-39"
-        )
+        raise Refused("rule_violation", rule="RK-39", reason="intercept_endurance_only")
     if forced:
         seals.spend(ctx, master)
     if reduce == "none":
@@ -188,7 +185,7 @@ def _flight(
         assert rolled.check is not None
         info = replace(info, roll=rolled.faces[0], threshold=rolled.check.threshold)
     elif command.reaction != "none":
-        raise RuleViolation("a flight is answered with block_flight or none", "RK-68")
+        raise RuleViolation(rule="RK-68", reason="flight_answers")
     ctx.emit(
         ev.ReactionResolved(
             pending_id=pending.id,
@@ -220,7 +217,7 @@ def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) ->
     elif reaction == "intercept":
         victim, taken, outcome, info = _intercept(ctx, cfg, me, pending, options)
     else:
-        raise RuleViolation(f"{reaction} does not answer an attack", "RK-59")
+        raise RuleViolation(rule="RK-59", reason="not_an_answer", params={"reaction": reaction})
     attacker = ctx.combatant(pending.attacker)
     before = victim.resources["hp"]
     if taken:

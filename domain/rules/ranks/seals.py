@@ -40,9 +40,11 @@ def validate_seals(kind: str, raw: Any) -> int | None:
     if raw is None:
         return None
     if kind != "master":
-        raise RuleViolation("sheet.command_seals is for Masters only", "RK-39")
+        raise RuleViolation(rule="RK-39", reason="seals_masters_only")
     if type(raw) is not int or not 0 <= raw <= MAX_SEALS:
-        raise Invalid(f"sheet.command_seals is a whole number from 0 to {MAX_SEALS}", "RK-39")
+        raise Invalid(
+            rule="RK-39", reason="sheet_command_seals_whole_number", params={"max": MAX_SEALS}
+        )
     return int(raw)
 
 
@@ -54,6 +56,7 @@ def left(master: Combatant) -> int:
 def spend(ctx: Ctx, master: Combatant) -> None:
     """One seal for a forced interception (RK-39, RK-18: free, no die)."""
     if left(master) < 1:
-        why = f"{master.name} has no Command Seal left (sheet.command_seals)"
-        raise Refused("limit_reached", why, "RK-39")
+        raise Refused(
+            "limit_reached", rule="RK-39", reason="no_seal_left", params={"master": master}
+        )
     ctx.change(master.id, RESOURCE, -1, "command seal: forced interception", "RK-39")

@@ -101,19 +101,27 @@ def pools(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, in
 
 def _abilities(raw: Any, field: str, rule: str) -> list[dict[str, Any]]:
     if not isinstance(raw, list) or len(raw) > 16:
-        raise Invalid(f"sheet.{field} must be a list of at most 16 entries", rule)
+        raise Invalid(rule=rule, reason="sheet_must_list_most_16", params={"field": field})
     out: list[dict[str, Any]] = []
     for item in raw:
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise Invalid(f"each of sheet.{field} needs a name and a rank", rule)
+            raise Invalid(rule=rule, reason="each_sheet_needs_name_rank", params={"field": field})
         extra = set(item) - {"name", "rank", "chain", "chain_bonus", "hit_damage"}
         if extra:
-            raise Invalid(f"unknown fields in sheet.{field}: {sorted(extra)}", rule)
+            raise Invalid(
+                rule=rule,
+                reason="unknown_fields_sheet",
+                params={"field": field, "extra": sorted(extra)},
+            )
         entry: dict[str, Any] = {"name": item["name"], "rank": str(parse_rank(item.get("rank")))}
         for key, low in (("chain", 2), ("chain_bonus", 0), ("hit_damage", 0)):
             if key in item:
                 if type(item[key]) is not int or not low <= item[key] <= 1000:
-                    raise Invalid(f"{field} {item['name']}: {key} is a whole number", "RK-65")
+                    raise Invalid(
+                        rule="RK-65",
+                        reason="item_whole_number",
+                        params={"field": field, "item": item["name"], "key": key},
+                    )
                 entry[key] = item[key]
         out.append(entry)
     return out
@@ -124,7 +132,11 @@ def _whole(sheet: Mapping[str, Any], key: str, low: int, high: int, rule: str) -
     if raw is None:
         return None
     if type(raw) is not int or not low <= raw <= high:
-        raise Invalid(f"sheet.{key} must be a whole number from {low} to {high}", rule)
+        raise Invalid(
+            rule=rule,
+            reason="sheet_must_whole_number_from",
+            params={"key": key, "low": low, "high": high},
+        )
     return int(raw)
 
 
@@ -133,18 +145,18 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
     check_overrides(settings["tables"])
     unknown = set(sheet) - _FIELDS
     if unknown:
-        raise Invalid(f"unknown sheet fields: {sorted(unknown)}")
+        raise Invalid(reason="unknown_sheet_fields", params={"unknown": sorted(unknown)})
     kind = sheet.get("kind")
     if kind not in KINDS:
-        raise Invalid("sheet.kind is master or servant", "RK-31")
+        raise Invalid(rule="RK-31", reason="sheet_kind_master_servant")
     out: dict[str, Any] = {"kind": kind}
     for stat in CORE_STATS:
         if stat not in sheet:
-            raise Invalid(f"sheet.{stat} is required", "RK-1")
+            raise Invalid(rule="RK-1", reason="stat_required", params={"stat": stat})
         out[stat] = str(parse_rank(sheet[stat]))
     if kind == "servant":
         if "NP" not in sheet:
-            raise RuleViolation("a Servant needs a Noble Phantasm stat (NP)", "RK-52")
+            raise RuleViolation(rule="RK-52", reason="servant_needs_np")
         out["NP"] = str(parse_rank(sheet["NP"]))
         if "MAGIC" in sheet:
             # RK-55 reserves the Magic stat to Masters, yet RK-58 gives a Servant Advanced
@@ -152,23 +164,27 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
             # them. `servant.magic` chooses: `for_advanced_spells` (default) lets a Servant
             # sheet carry MAGIC for that alone; `never` refuses it, and RK-58 goes unused.
             if settings["servant.magic"] == "never":
-                raise Invalid("the Magic stat is reserved to Masters (RK-55)", "RK-55")
+                raise Invalid(rule="RK-55", reason="magic_stat_reserved_masters_rk")
             out["MAGIC"] = str(parse_rank(sheet["MAGIC"]))
         rarity = _whole(sheet, "rarity", 1, 5, "RK-28")
         out["rarity"] = 1 if rarity is None else rarity
         cls = sheet.get("class", "")
         if not isinstance(cls, str) or len(cls) > 40:
-            raise Invalid("sheet.class is a short text", "RK-29")
+            raise Invalid(rule="RK-29", reason="sheet_class_short_text")
         out["class"] = cls
         master = sheet.get("master")
         if master is not None:
             if not isinstance(master, str):
-                raise Invalid("sheet.master is the name of the Servant's Master", "RK-39")
+                raise Invalid(rule="RK-39", reason="sheet_master_name_servant_master")
             out["master"] = master
     else:
         for servant_only in ("NP", "noble_phantasms", "rarity", "class", "master"):
             if sheet.get(servant_only) not in (None, []):  # a normalized sheet has []
-                raise RuleViolation(f"sheet.{servant_only} is for Servants only", "RK-52")
+                raise RuleViolation(
+                    rule="RK-52",
+                    reason="servants_only_field",
+                    params={"servant_only": servant_only},
+                )
         out["MAGIC"] = str(parse_rank(sheet.get("MAGIC", "E")))
     out["noble_phantasms"] = _abilities(
         sheet.get("noble_phantasms", []), "noble_phantasms", "RK-52"
@@ -176,11 +192,11 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
     out["spells"] = _abilities(sheet.get("spells", []), "spells", "RK-55")
     boosted = sheet.get("boosted", [])
     if not isinstance(boosted, list) or not set(boosted) <= set(CORE_STATS) | {"MAGIC"}:
-        raise Invalid("sheet.boosted lists stats raised to EX by a boost", "RK-31")
+        raise Invalid(rule="RK-31", reason="sheet_boosted_lists_stats_raised")
     out["boosted"] = sorted(set(boosted))
     elemental = sheet.get("elemental", False)
     if not isinstance(elemental, bool):
-        raise Invalid("sheet.elemental is true for an Elemental Magic user", "RK-64")
+        raise Invalid(rule="RK-64", reason="sheet_elemental_true_for_elemental")
     if elemental:  # kept only when set, so every other sheet stays as it was
         out["elemental"] = True
     _check_ex_caps(out)
@@ -201,7 +217,7 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> Sheet:
     # stays spent in the Day's next encounter.
     used = sheet.get("half_ranks_used", [])
     if not isinstance(used, list) or not set(used) <= set(CORE_STATS) | {"MAGIC", "NP"}:
-        raise Invalid("sheet.half_ranks_used lists stat codes", "RK-8")
+        raise Invalid(rule="RK-8", reason="sheet_half_ranks_used_lists")
     spent = tuple((f"half_rank.{stat}", "session", "RK-8") for stat in sorted(set(used)))
     return Sheet(out, resources, top, used=spent)
 
@@ -212,4 +228,6 @@ def _check_ex_caps(sheet: Mapping[str, Any]) -> None:
     ex = [s for s in counted if sheet[s] == "EX" and s not in sheet["boosted"]]
     cap = 1 if sheet["kind"] == "master" else 2
     if len(ex) > cap:
-        raise RuleViolation(f"a {sheet['kind']} may have {cap} stat(s) at EX, not {ex}", "RK-31")
+        raise RuleViolation(
+            rule="RK-31", reason="too_many_ex", params={"kind": sheet["kind"], "cap": cap, "ex": ex}
+        )

@@ -51,24 +51,25 @@ FIELDS = frozenset({"name", "rank", "mode", "tours"})
 def validate_skills(raw: Any) -> list[dict[str, Any]]:
     """`skills: [{name, rank, mode, tours?}]` (RK-16, RK-14); anything else is refused."""
     if not isinstance(raw, list) or len(raw) > MAX_SKILLS:
-        raise Invalid(f"sheet.skills must be a list of at most {MAX_SKILLS} entries", "RK-16")
+        raise Invalid(
+            rule="RK-16", reason="sheet_skills_must_list_most", params={"max": MAX_SKILLS}
+        )
     out: list[dict[str, Any]] = []
     for item in raw:
         if not isinstance(item, dict):
-            raise Invalid("each of sheet.skills is {name, rank, mode, tours?}", "RK-16")
+            raise Invalid(rule="RK-16", reason="each_sheet_skills")
         name = item.get("name")
         if not isinstance(name, str) or not 1 <= len(name.strip()) <= 80:
-            raise Invalid("each skill needs a name of 1 to 80 characters", "RK-16")
+            raise Invalid(rule="RK-16", reason="each_skill_needs_name_1")
         extra = sorted(set(item) - FIELDS)
         if extra:
             raise Invalid(
-                f"skill {name}: {extra} cannot be declared: the source gives skills a rank, "
-                "active or passive and a duration in Tours, and no numbers for their effects "
-                "(RK-AMB-26)",
-                "RK-AMB-26",
+                rule="RK-AMB-26",
+                reason="skill_cannot_declared_source_gives",
+                params={"name": name, "extra": extra},
             )
         if item.get("mode") not in MODES:
-            raise Invalid(f"skill {name}: mode is active or passive", "RK-16")
+            raise Invalid(rule="RK-16", reason="skill_mode_active_passive", params={"name": name})
         entry: dict[str, Any] = {
             "name": name.strip(),
             "rank": str(parse_rank(item.get("rank"))),
@@ -77,18 +78,20 @@ def validate_skills(raw: Any) -> list[dict[str, Any]]:
         if "tours" in item:
             tours = item["tours"]
             if type(tours) is not int or not 1 <= tours <= MAX_TOURS:
-                raise Invalid(f"skill {name}: tours is a whole number, 1 to {MAX_TOURS}", "RK-14")
+                raise Invalid(
+                    rule="RK-14",
+                    reason="skill_tours_whole_number_1",
+                    params={"name": name, "max": MAX_TOURS},
+                )
             if entry["mode"] == "passive":
                 raise Invalid(
-                    f"skill {name}: a passive skill is always on; the source does not say "
-                    "when its Tours would start",
-                    "RK-16",
+                    rule="RK-16", reason="skill_passive_skill_always_on", params={"name": name}
                 )
             entry["tours"] = tours
         out.append(entry)
     names = [s["name"] for s in out]
     if len(set(names)) != len(names):
-        raise Invalid("two skills share a name", "RK-16")
+        raise Invalid(rule="RK-16", reason="two_skills_share_name")
     return out
 
 
@@ -98,17 +101,29 @@ def find(me: Combatant, name: Any) -> dict[str, Any]:
         if skill["name"] == name:
             return dict(skill)
     known = [s["name"] for s in me.sheet.get("skills", [])]
-    raise Invalid(f"{me.name} has no skill {name!r}; known: {known}", "RK-16")
+    raise Invalid(
+        rule="RK-16",
+        reason="has_no_skill_known",
+        params={"actor": me, "name": name, "known": known},
+    )
 
 
 def refusal(me: Combatant, skill: Mapping[str, Any]) -> Refused | None:
     """Why the skill cannot be activated now, or None (shared by `activate` and `legal`)."""
     if skill["mode"] == "passive":
         return Refused(
-            "rule_violation", f"{skill['name']} is passive: always on, never switched", "RK-16"
+            "rule_violation",
+            rule="RK-16",
+            reason="skill_is_passive",
+            params={"skill": skill["name"]},
         )
     if skill["name"] in me.conditions:
-        return Refused("rule_violation", f"{skill['name']} is already in effect", "RK-14")
+        return Refused(
+            "rule_violation",
+            rule="RK-14",
+            reason="skill_in_effect",
+            params={"skill": skill["name"]},
+        )
     return None
 
 

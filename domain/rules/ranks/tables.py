@@ -37,21 +37,27 @@ class Rank(NamedTuple):
 def parse_rank(text: Any, rule: str = "RK-2") -> Rank:
     """Read `"B+"`, `"E-"`, `"EX"`; refuse what the ladder (RK-2, RK-9..RK-11) cannot hold."""
     if not isinstance(text, str) or not text:
-        raise Invalid(f"a rank is one of {list(LETTERS)} with + or -, not {text!r}", rule)
+        raise Invalid(
+            rule=rule, reason="rank_one_with_not", params={"letters": list(LETTERS), "text": text}
+        )
     body = text.rstrip("+-")
     marks = text[len(body) :]
     if body not in LETTERS:
-        raise Invalid(f"unknown rank {text!r}; ranks are {list(LETTERS)}", rule)
+        raise Invalid(
+            rule=rule,
+            reason="unknown_rank_ranks_are",
+            params={"text": text, "letters": list(LETTERS)},
+        )
     index = LETTERS.index(body)
     plus, minus = marks.count("+"), marks.count("-")
     if plus and minus:
-        raise RuleViolation(f"{text!r} mixes + and -: a + removes the - (RK-10)", "RK-10")
+        raise RuleViolation(rule="RK-10", reason="rank_mixes_signs", params={"text": text})
     if index == 5 and marks:
-        raise RuleViolation(f"{text!r}: EX takes no half-ranks (RK-11)", "RK-11")
+        raise RuleViolation(rule="RK-11", reason="ex_no_half_ranks", params={"text": text})
     if plus > MAX_PLUS:
-        raise RuleViolation(f"{text!r}: at most three + (a fourth raises the rank, RK-9)", "RK-9")
+        raise RuleViolation(rule="RK-9", reason="rank_too_many_plus", params={"text": text})
     if minus > MAX_MINUS:
-        raise RuleViolation(f"{text!r}: at most one - (RK-10)", "RK-10")
+        raise RuleViolation(rule="RK-10", reason="rank_too_many_minus", params={"text": text})
     return Rank(index, plus - minus)
 
 
@@ -134,9 +140,13 @@ def check_overrides(overrides: Mapping[str, Any]) -> None:
     for key, value in overrides.items():
         table, _, letter = key.rpartition(".")
         if table not in TABLES or letter not in LETTERS:
-            raise Invalid(f"unknown table entry {key!r} in the tables setting", "RK-AMB-2")
+            raise Invalid(
+                rule="RK-AMB-2", reason="unknown_table_entry_tables_setting", params={"key": key}
+            )
         if type(value) is not int:
-            raise Invalid(f"table entry {key!r} must be a whole number", "RK-AMB-2")
+            raise Invalid(
+                rule="RK-AMB-2", reason="table_entry_must_whole_number", params={"key": key}
+            )
 
 
 def row(name: str, overrides: Mapping[str, Any]) -> list[int]:

@@ -40,12 +40,16 @@ def _plan(command: Act) -> list[Step]:
     steps: list[Step] = [(command.action, command.target, options)]
     if then is not None:
         if not isinstance(then, dict) or then.get("action") not in ACTIONS:
-            raise Invalid(f"then names the second action: one of {sorted(ACTIONS)}", "TC-7")
+            raise Invalid(
+                rule="TC-7",
+                reason="then_names_second_action_one",
+                params={"actions": sorted(ACTIONS)},
+            )
         if set(then) - {"action", "target", "options"}:
-            raise Invalid("then has only action, target and options", "TC-7")
+            raise Invalid(rule="TC-7", reason="then_has_only_action_target")
         more = then.get("options", {})
         if not isinstance(more, dict) or "then" in more:
-            raise Invalid("then.options is an object (two actions per turn)", "TC-6")
+            raise Invalid(rule="TC-6", reason="then_options_object_two_actions")
         steps.append((then["action"], then.get("target"), dict(more)))
     return steps
 
@@ -72,11 +76,10 @@ def play(ctx: Ctx, command: Act) -> Outcome:
     cfg = with_defaults(SETTINGS, ctx.settings)
     actor, game = command.actor, ctx.game
     if game.uses(actor, ACTIONS_KEY) > 0:
-        raise Refused("rule_violation", "both actions are declared at the start of the turn",
-                      "TC-7")  # fmt: skip
+        raise Refused("rule_violation", rule="TC-7", reason="declare_at_turn_start")
     steps = _plan(command)
     if ctx.who.role != "gm" and any("situational" in opts for _, _, opts in steps):
-        raise Forbidden("only the GM grants a situational bonus or malus", "TC-15")
+        raise Forbidden(rule="TC-15", reason="only_gm_grants_situational_bonus")
     check(game, cfg, actor, *steps[0], 0)
     first = cost(game, cfg, actor, steps[0][0], steps[0][2], PER_TURN)
     if len(steps) > 1:

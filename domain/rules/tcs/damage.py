@@ -163,7 +163,7 @@ def repair(ctx: Ctx, combatant: str, pr: int | None, reason: str) -> None:
     c = ctx.combatant(combatant)
     armor = c.sheet["armor"]
     if armor is None:
-        raise Refused("rule_violation", f"{c.name} wears no armor", "TC-48")
+        raise Refused("rule_violation", rule="TC-48", reason="wears_no_armor", params={"who": c})
     levels = armor["levels"]
     level, now = c.resources["armor_level"], c.resources["armor_pr"]
     left = pr if pr is not None else sum(lv["pr"] for lv in levels)
@@ -177,7 +177,7 @@ def repair(ctx: Ctx, combatant: str, pr: int | None, reason: str) -> None:
             break
         level, now = level - 1, 0  # the better level comes back, with its PP (TC-48)
     if (level, now) == start:
-        raise Refused("rule_violation", f"{c.name}'s armor is intact", "TC-48")
+        raise Refused("rule_violation", rule="TC-48", reason="armor_intact", params={"who": c})
     if level != start[0]:
         ctx.change(c.id, "armor_level", level - start[0], why, "TC-48")
     if now != start[1]:

@@ -154,21 +154,23 @@ def listing(game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAc
                 if aim is not None:
                     targets.append(aim)
         ok = bool(targets) if aims != [None] else refusal is None
+        params: dict[str, Any] = {}
         if not aims:
-            reason, rule = "no target", spec.rule
+            reason, rule = "no_target", spec.rule
         elif refusal is not None and not ok:
-            reason, rule = refusal.message, refusal.rule
+            reason, rule, params = refusal.reason, refusal.rule, refusal.params
         else:
             reason, rule = "", spec.rule
         if not my_turn:
-            reason, rule = "not your turn", None
+            reason, rule, params = "not_your_turn", None, {}
         elif declared:
-            reason, rule = "this turn's actions are declared", "TC-7"
+            reason, rule, params = "turn_declared", "TC-7", {}
         listed = _feasible(game, cfg, actor, code, [*targets] or aims, options, choices(me, code))
         out.append(LegalAction(
             action=code,
             enabled=my_turn and not declared and ok,
             reason="" if my_turn and not declared and ok else reason,
+            params={} if my_turn and not declared and ok else params,
             rule=rule if not (my_turn and not declared and ok) else spec.rule,
             targets=targets,
             choices=listed,

@@ -80,9 +80,9 @@ def _wielded(game: Game, actor: str, action: str, options: Mapping[str, Any], ki
         if code == "attack" and "weapon" in opts and opts["weapon"] not in allowed:
             held = f"the {in_hand['name']}" if in_hand else "no weapon"
             raise Invalid(
-                f"{me.name} holds {held}, not the {opts['weapon']}: take it in hand first "
-                "(use_item)",
-                "TC-19",
+                rule="TC-19",
+                reason="holds_not_take_hand_first",
+                params={"actor": me, "held": held, "weapon": opts["weapon"]},
             )
         if code == "use_item" and "weapon" in opts:
             allowed = {opts["weapon"]}

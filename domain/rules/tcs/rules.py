@@ -48,15 +48,14 @@ def cost(game: Game, cfg: Mapping[str, Any], actor: str, action: str,
 def _foe(game: Game, me: Combatant, target: str | None, rule: str) -> Combatant:
     foe = game.combatants.get(target) if target is not None else None
     if foe is None or foe.out is not None or foe.side == me.side:
-        raise Refused("rule_violation", "the target must be a foe still in the fight", rule)
+        raise Refused("rule_violation", rule=rule, reason="target_foe_in_fight")
     return foe
 
 
 def _energy(me: Combatant, need: int, what: str, rule: str) -> None:
     if me.resources["energy"] < need:
-        raise Refused("not_enough_energy",
-                      f"{me.name} needs {need} NRJ for {what}, has {me.resources['energy']}",
-                      rule)  # fmt: skip
+        params = {"actor": me, "need": need, "spell": what, "energy": me.resources["energy"]}
+        raise Refused("not_enough_energy", rule=rule, reason="energy_short", params=params)
 
 
 def check(game: Game, cfg: Mapping[str, Any], actor: str, action: str,
@@ -64,14 +63,21 @@ def check(game: Game, cfg: Mapping[str, Any], actor: str, action: str,
     """Raise the refusal for this step, if any (`used`: actions already spent)."""
     me = game.combatants[actor]
     if me.status.get("prone") and action not in PRONE_ALLOWED:
-        raise Refused("rule_violation", f"{me.name} is prone: stand up or flee", "TC-24")
+        raise Refused(
+            "rule_violation", rule="TC-24", reason="prone_stand_or_flee", params={"actor": me}
+        )
     flight = bool(cfg["rules.flight_advanced"])
     if action in ("flee", "pursue", "let_flee") and not flight:
-        raise Refused("rule_violation", "flight is an advanced rule, off here", "TC-AMB-34")
+        raise Refused("rule_violation", rule="TC-AMB-34", reason="flight_off")
     need = cost(game, cfg, actor, action, options, PER_TURN - used)
     if used + need > PER_TURN:
         left = PER_TURN - used
-        raise Refused("budget_exhausted", f"{action} needs {need} action(s), {left} left", "TC-6")
+        raise Refused(
+            "budget_exhausted",
+            rule="TC-6",
+            reason="actions_short",
+            params={"action": action, "need": need, "left": left},
+        )
     _CHECKS[action](game, cfg, me, target, options)
 
 
@@ -80,26 +86,32 @@ def _attack(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | Non
     foe = _foe(game, me, target, "TC-8")
     weapon = weapon_of(me)
     if weapon is None:
-        raise Refused("rule_violation", f"{me.name} has no weapon", "TC-38")
+        raise Refused("rule_violation", rule="TC-38", reason="no_weapon", params={"actor": me})
     if options.get("tcs") is not None:
         tcs = tcs_named(me, options["tcs"], ("technique", "skill"))
         if tcs is None:
-            raise RuleViolation(f"{me.name} has no technique or skill {options['tcs']!r}", "TC-8")
+            raise RuleViolation(
+                rule="TC-8", reason="no_such_technique", params={"actor": me, "tcs": options["tcs"]}
+            )
         _energy(me, tcs["energy"], tcs["name"], "TC-8")
     if fleeing(foe) and not weapon["ranged"]:
-        raise Refused("rule_violation", "a fleer is pursued or shot, not struck", "TC-33")
+        raise Refused("rule_violation", rule="TC-33", reason="fleer_not_struck")
     away = me.status.get("away")
     if away is not None and not weapon["ranged"] and foe.id != away:
-        raise Refused("rule_violation", f"{me.name} must first rejoin the melee", "TC-34")
+        raise Refused(
+            "rule_violation", rule="TC-34", reason="rejoin_melee_first", params={"actor": me}
+        )
     if options.get("at", "bearer") not in ("bearer", "shield"):
-        raise Invalid("`at` is bearer or shield", "TC-57")
+        raise Invalid(rule="TC-57", reason="at_bearer_or_shield")
     if options.get("at") == "shield" and not shield_ok(foe):
-        raise Refused("rule_violation", f"{foe.name} has no unbroken shield", "TC-58")
+        raise Refused(
+            "rule_violation", rule="TC-58", reason="no_unbroken_shield", params={"foe": foe}
+        )
     if "distance" in options and (type(options["distance"]) is not int or options["distance"] < 0):
-        raise Invalid("distance is a whole number of metres", "TC-18")
+        raise Invalid(rule="TC-18", reason="distance_whole_number_metres")
     base = int(weapon["base_range_m"])
     if weapon["ranged"] and base and distance_to(foe, options, cfg) > 2 * base:
-        raise Refused("out_of_range", f"beyond twice the {base} m base range", "TC-18")
+        raise Refused("out_of_range", rule="TC-18", reason="beyond_range", params={"base": base})
 
 
 def _cast(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
@@ -107,8 +119,8 @@ def _cast(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
     spell = tcs_named(me, options.get("spell"), ("spell",))
     if spell is None:
         wanted = options.get("spell")
-        named = f" called {wanted!r}" if wanted is not None else ""
-        raise RuleViolation(f"{me.name} knows no spell{named}", "TC-10")
+        params = {"actor": me, "spell": wanted}
+        raise RuleViolation(rule="TC-10", reason="knows_no_such_spell", params=params)
     prep = me.status.get("preparing")
     if prep is not None and prep["spell"] == spell["name"] and target is None:
         target = prep.get("target")  # TC-9: the preparation keeps its target
@@ -123,8 +135,8 @@ def _use_item(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | N
     names = [w["name"] for w in me.sheet["weapons"]] + [i["name"] for i in me.sheet["items"]]
     what = options.get("weapon", options.get("item"))
     if what not in names:
-        named = f"no {what!r}" if what is not None else "nothing to use"
-        raise RuleViolation(f"{me.name} carries {named}", "TC-19")
+        reason = "no_such_item" if what is not None else "nothing_to_use"
+        raise RuleViolation(rule="TC-19", reason=reason, params={"actor": me, "item": what})
 
 
 def _drink(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
@@ -132,24 +144,24 @@ def _drink(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None
     potions = [i["name"] for i in me.sheet["items"] if i["heal"] > 0]
     name = options.get("item", potions[0] if potions else None)
     if name not in potions or game.uses(me.id, f"item:{name}") > 0:
-        named = f"no potion {name!r}" if name is not None else "no potion"
-        raise Refused("rule_violation", f"{me.name} has {named} left", "TC-20")
+        params = {"actor": me, "potion": name}
+        raise Refused("rule_violation", rule="TC-20", reason="no_potion_left", params=params)
     if engaged(game, me.id) and not cfg["potion.drink_in_melee"]:
-        raise Refused("rule_violation", "no drinking while engaged in melee", "TC-20")
+        raise Refused("rule_violation", rule="TC-20", reason="no_drinking_in_melee")
 
 
 def _move(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
           options: Mapping[str, Any]) -> None:  # fmt: skip
     sprint = options.get("sprint", 0)
     if type(sprint) is not int or not 0 <= sprint <= SPRINT_MAX_M:
-        raise RuleViolation(f"sprint is 0 to {SPRINT_MAX_M} extra metres", "TC-22")
+        raise RuleViolation(rule="TC-22", reason="sprint_range", params={"max": SPRINT_MAX_M})
     _energy(me, sprint, "the sprint", "TC-22")
 
 
 def _stand(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
            options: Mapping[str, Any]) -> None:  # fmt: skip
     if not me.status.get("prone"):
-        raise Refused("rule_violation", f"{me.name} is not prone", "TC-25")
+        raise Refused("rule_violation", rule="TC-25", reason="not_prone", params={"actor": me})
     if options.get("fast") is True:
         _energy(me, FAST_STAND_ENERGY, "standing up in one action", "TC-25")
 
@@ -162,20 +174,24 @@ def _nothing(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | No
 def _flee(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
           options: Mapping[str, Any]) -> None:  # fmt: skip
     if me.status.get("flee_declared"):
-        raise Refused("rule_violation", f"{me.name} has already declared flight", "TC-30")
+        raise Refused(
+            "rule_violation", rule="TC-30", reason="flight_declared", params={"actor": me}
+        )
 
 
 def _pursue(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
             options: Mapping[str, Any]) -> None:  # fmt: skip
     foe = _foe(game, me, target, "TC-34")
     if not fleeing(foe):
-        raise Refused("rule_violation", f"{foe.name} is not fleeing", "TC-34")
+        raise Refused("rule_violation", rule="TC-34", reason="not_fleeing", params={"foe": foe})
 
 
 def _rejoin(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
             options: Mapping[str, Any]) -> None:  # fmt: skip
     if me.status.get("away") is None:
-        raise Refused("rule_violation", f"{me.name} is already in the melee", "TC-34")
+        raise Refused(
+            "rule_violation", rule="TC-34", reason="already_in_melee", params={"actor": me}
+        )
 
 
 def _let_flee(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | None,
@@ -183,9 +199,9 @@ def _let_flee(game: Game, cfg: Mapping[str, Any], me: Combatant, target: str | N
     if target is not None:
         foe = _foe(game, me, target, "TC-35")
         if not fleeing(foe):
-            raise Refused("rule_violation", f"{foe.name} is not fleeing", "TC-35")
+            raise Refused("rule_violation", rule="TC-35", reason="not_fleeing", params={"foe": foe})
     elif not fleeing_foes(game, me):
-        raise Refused("rule_violation", "no foe is fleeing", "TC-35")
+        raise Refused("rule_violation", rule="TC-35", reason="no_foe_fleeing")
 
 
 def fleeing_foes(game: Game, me: Combatant) -> list[str]:

@@ -38,10 +38,12 @@ OTHER = ("role", "weapons", "tcs", "armor", "under", "shield", "skill", "items",
 
 def _record(where: str, value: Any, keys: tuple[str, ...]) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise Invalid(f"{where} must be an object")
+        raise Invalid(reason="must_be_object", params={"where": where})
     unknown = set(value) - set(keys)
     if unknown:
-        raise Invalid(f"unknown fields in {where}: {sorted(unknown)}")
+        raise Invalid(
+            reason="unknown_fields_in", params={"where": where, "unknown": sorted(unknown)}
+        )
     return value
 
 
@@ -53,7 +55,7 @@ def _weapon(i: int, raw: Any) -> dict[str, Any]:
     pierce = w.get("piercing")
     if pierce is not None:  # TC-39: "X (Y)"
         if not isinstance(pierce, list | tuple) or len(pierce) != 2:
-            raise Invalid(f"{where}.piercing is [X, Y]", "TC-39")
+            raise Invalid(rule="TC-39", reason="piercing_x_y", params={"where": where})
         out["damage"] = _int(f"{where}.piercing X", pierce[0], 0, 10_000)
         out["piercing"] = [out["damage"], _int(f"{where}.piercing Y", pierce[1], 0, 10_000)]
     else:
@@ -71,12 +73,16 @@ def _tcs(i: int, raw: Any) -> dict[str, Any]:
                              "ignore_armor", "damage"))  # fmt: skip
     kind = t.get("kind", "technique")
     if kind not in KINDS:
-        raise Invalid(f"{where}.kind is one of {list(KINDS)}")
+        raise Invalid(reason="kind_one_of", params={"where": where, "kinds": list(KINDS)})
     stat = t.get("stat", "MM" if kind == "spell" else None)  # TC-10, TC-AMB-32
     if kind == "spell" and stat != "MM":
-        raise RuleViolation(f"{where}: spells always test MM", "TC-10")
+        raise RuleViolation(rule="TC-10", reason="spells_test_mm", params={"where": where})
     if stat is not None and stat not in TEST_STATS:
-        raise Invalid(f"{where}.stat is one of {list(TEST_STATS)}", "TC-AMB-32")
+        raise Invalid(
+            rule="TC-AMB-32",
+            reason="stat_one_of",
+            params={"where": where, "test_stats": list(TEST_STATS)},
+        )
     return {
         "name": _name(f"{where}.name", t.get("name")),
         "kind": kind,
@@ -94,12 +100,16 @@ def _armor(raw: Any) -> dict[str, Any]:
                                "requires_under", "heavy_malus"))  # fmt: skip
     levels = a.get("levels")
     if not isinstance(levels, list) or not 1 <= len(levels) <= 10:
-        raise Invalid("armor.levels is a list of 1 to 10 {pr, pp} levels", "TC-42")
+        raise Invalid(rule="TC-42", reason="armor_levels_list_1_10")
     out_levels = []
     for i, lv in enumerate(levels):
         rec = _record(f"armor.levels[{i}]", lv, ("pr", "pp"))
-        out_levels.append({"pr": _int(f"armor.levels[{i}].pr", rec.get("pr"), 1, 10_000),
-                           "pp": _int(f"armor.levels[{i}].pp", rec.get("pp"), 0, 1000)})
+        out_levels.append(
+            {
+                "pr": _int(f"armor.levels[{i}].pr", rec.get("pr"), 1, 10_000),
+                "pp": _int(f"armor.levels[{i}].pp", rec.get("pp"), 0, 1000),
+            }
+        )
     first = out_levels[0]["pr"]  # TC-AMB-23: the first resistance value by default
     return {
         "name": _name("armor.name", a.get("name", "armor")),
@@ -135,7 +145,7 @@ def _shield(raw: Any) -> dict[str, Any]:
 
 def _list(name: str, raw: Any) -> list[Any]:
     if not isinstance(raw, list) or len(raw) > 20:
-        raise Invalid(f"{name} is a list of at most 20 entries")
+        raise Invalid(reason="list_most_20_entries", params={"name": name})
     return raw
 
 
@@ -144,7 +154,7 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str,
     out = stats(sheet, STATS, OTHER)
     role = sheet.get("role", "NPC")
     if role not in ("PC", "NPC"):
-        raise Invalid("sheet.role is PC or NPC", "TC-12")
+        raise Invalid(rule="TC-12", reason="sheet_role_pc_npc")
     out["role"] = role
     weapons = _list("weapons", sheet.get("weapons", []))
     out["weapons"] = [_weapon(i, w) for i, w in enumerate(weapons)]
@@ -152,7 +162,7 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str,
     for key in ("weapons", "tcs"):
         names = [x["name"] for x in out[key]]
         if len(set(names)) != len(names):
-            raise Invalid(f"{key} names must be unique")
+            raise Invalid(reason="names_must_unique", params={"key": key})
     skill = _record("skill", sheet.get("skill", {}), ("armor_bearing", "shield_mastery"))
     out["skill"] = {
         "armor_bearing": _int("skill.armor_bearing", skill.get("armor_bearing", 0), 0, 1000),
@@ -169,32 +179,44 @@ def validate(sheet: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str,
 def _check_load(out: dict[str, Any], settings: Mapping[str, Any]) -> None:
     armor, under = out["armor"], out["under"]
     if armor is not None and armor["requires_under"] and under is None:
-        raise RuleViolation(f"{armor['name']} requires an under-protection", "TC-51")
+        raise RuleViolation(
+            rule="TC-51", reason="needs_under_protection", params={"armor": armor["name"]}
+        )
     need = sum(p["end_required"] for p in (armor, under) if p is not None)  # TC-53
     have = out["END"] + out["skill"]["armor_bearing"]  # TC-50: Armor Bearing adds END
     if need > have and settings.get("armor.end_check", "refuse") == "refuse":
-        raise RuleViolation(f"the armor worn needs {need} END, the wearer has {have}", "TC-50")
+        raise RuleViolation(
+            rule="TC-50", reason="armor_too_heavy", params={"need": need, "have": have}
+        )
     if out["shield"] is not None and not out["skill"]["shield_mastery"]:
-        raise RuleViolation("carrying a shield requires Shield Mastery", "TC-56")
+        raise RuleViolation(rule="TC-56", reason="shield_needs_mastery")
 
 
 def _check_magic(out: dict[str, Any], sheet: Mapping[str, Any]) -> None:
     items: list[dict[str, Any]] = []
     for i, raw in enumerate(_list("items", sheet.get("items", []))):
         it = _record(f"items[{i}]", raw, ("name", "mm_req", "heal"))
-        items.append({"name": _name(f"items[{i}].name", it.get("name")),
-                      "mm_req": _int(f"items[{i}].mm_req", it.get("mm_req", 0), 0, 1000),
-                      "heal": _int(f"items[{i}].heal", it.get("heal", 0), 0, 10_000)})
+        items.append(
+            {
+                "name": _name(f"items[{i}].name", it.get("name")),
+                "mm_req": _int(f"items[{i}].mm_req", it.get("mm_req", 0), 0, 1000),
+                "heal": _int(f"items[{i}].heal", it.get("heal", 0), 0, 10_000),
+            }
+        )
     if len({x["name"] for x in items}) != len(items):
-        raise Invalid("items names must be unique")
+        raise Invalid(reason="items_names_must_unique")
     out["items"] = items
     # TC-60 / TC-AMB-29: allowed, but flagged for the GM's malus.
     out["mm_overload"] = sum(x["mm_req"] for x in items) > out["MM"]
     kept: list[dict[str, Any]] = []
     for i, raw in enumerate(_list("maintained", sheet.get("maintained", []))):
         m = _record(f"maintained[{i}]", raw, ("name", "upkeep"))
-        kept.append({"name": _name(f"maintained[{i}].name", m.get("name")),
-                     "upkeep": _int(f"maintained[{i}].upkeep", m.get("upkeep"), 0, 1000)})
+        kept.append(
+            {
+                "name": _name(f"maintained[{i}].name", m.get("name")),
+                "upkeep": _int(f"maintained[{i}].upkeep", m.get("upkeep"), 0, 1000),
+            }
+        )
     # TC-59: a total upkeep above MM releases every maintained spell.
     out["maintained"] = kept if sum(m["upkeep"] for m in kept) <= out["MM"] else []
 

@@ -68,15 +68,13 @@ class TCS(Rules):
 
     def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
         # Unreachable through the core (nothing is ever pending), kept for the Protocol.
-        raise Refused("no_pending_reaction", "d100-tcs has no reactions")
+        raise Refused("no_pending_reaction", reason="tcs_no_reactions")
 
     def check_reorder(self, ctx: Ctx) -> None:
         """TC-4: once the fight is on, initiative is rolled again every round, which would
         undo a hand-set order; before the start the GM's order opens round 1."""
         if ctx.game.started and with_defaults(SETTINGS, ctx.settings)["init.reroll_each_round"]:
-            raise Refused(
-                "rule_violation", "initiative is rolled again every round in d100-tcs", "TC-4"
-            )
+            raise Refused("rule_violation", rule="TC-4", reason="initiative_every_round")
 
     def repair(self, ctx: Ctx, command: RepairArmor) -> None:
         """TC-48: the GM's armor repair (the `repair_armor` command)."""

@@ -24,8 +24,8 @@ FUMBLE_TEXT = 200  # characters of one entry of the GM's fumble table (crit.tabl
 def fumble_entries(value: Any) -> None:
     """TC-AMB-2: the GM's fumble table is up to 10 short texts."""
     if not all(type(v) is str and len(v) <= FUMBLE_TEXT for v in value):
-        raise Invalid(f"crit.table_d10 holds texts of at most {FUMBLE_TEXT} characters",
-                      "TC-AMB-2")  # fmt: skip
+        params = {"max": FUMBLE_TEXT}
+        raise Invalid(rule="TC-AMB-2", reason="crit_table_d10_holds_texts", params=params)
 
 
 SETTINGS: Mapping[str, Setting] = {

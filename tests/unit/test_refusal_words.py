@@ -1,0 +1,140 @@
+"""Every refusal reason of every rule system has words in English and French, from the
+same facts (issue 22 finding 2): the reasons are collected from the code itself (every
+`reason=` of a refusal, every legal reason key), so a new refusal without words fails
+here. No French answer is a generic "impossible pour l'instant", none holds None, a
+Python repr or a raw combatant id (tests/e2e/test_refusal_words_http.py: real refused
+HTTP commands in each rule system answer French that names the facts)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domain.errors import Refused
+from projections.words.refusals import CODES, WORDS, word, word_reason
+
+ROOT = Path(__file__).resolve().parents[2]
+DOMAIN = ROOT / "domain"
+REFUSALS = {"Refused", "RuleViolation", "Invalid", "Forbidden", "NotFound"}
+# Keys a module assigns to a local before raising or listing it (`reason = ... if ...`).
+_HOLDERS = {"reason", "waiting"}
+# Reasons kept in event payloads (what happened), not refusals: worded by the narrators.
+_PAYLOAD = {"critical_failure", "in_hand", "target_gone", "out_of_fight", "duration"}
+KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+RULE_ID = re.compile(r"^(RK|NA|TC|PD)-")
+GENERIC = ("impossible pour l'instant", "la requête ne convient pas")
+
+
+def _system(path: Path) -> str:
+    parts = path.relative_to(DOMAIN).parts
+    if parts[0] == "rules" and len(parts) > 2:
+        return parts[1]
+    return parts[0].removesuffix(".py") if parts[0] != "rules" else parts[1].removesuffix(".py")
+
+
+def _strings(node: ast.AST) -> list[str]:
+    """The keys a value may be: a constant, or either branch of `a if test else b`."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return _strings(node.body) + _strings(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return [s for v in node.values for s in _strings(v)]
+    return []
+
+
+def collected() -> dict[str, set[str]]:
+    """system -> the reason keys its code refuses or lists with."""
+    out: dict[str, set[str]] = {}
+    for path in sorted(DOMAIN.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        keys = out.setdefault(_system(path), set())
+        legal = path.name == "legal.py" or path.name == "plain_d100.py"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id in REFUSALS or (node.func.id == "LegalAction" and legal):
+                    for kw in node.keywords:
+                        if kw.arg == "reason":
+                            keys.update(s for s in _strings(kw.value) if KEY.match(s))
+                if node.func.id == "why" and legal and len(node.args) == 2:
+                    keys.update(s for s in _strings(node.args[1]) if KEY.match(s))
+            elif isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id in _HOLDERS for t in node.targets
+            ):
+                keys.update(s for s in _strings(node.value) if KEY.match(s))
+            elif isinstance(node, ast.Tuple) and legal and len(node.elts) == 3:
+                why, rule = node.elts[1], node.elts[2]
+                if isinstance(rule, ast.Constant) and RULE_ID.match(str(rule.value)):
+                    keys.update(s for s in _strings(why) if KEY.match(s))
+        keys -= _PAYLOAD
+    return {system: keys for system, keys in out.items() if keys}
+
+
+REASONS = collected()
+ALL = sorted({(system, key) for system, keys in REASONS.items() for key in keys})
+
+
+def sample(template: str) -> dict[str, Any]:
+    """A value for each placeholder of a template (a combatant's id for the names)."""
+    names = {k for k in re.findall(r"(?<!\{)\{(\w+)\}", template)}
+    return {k.removeprefix("de_"): f"c{n + 1}" for n, k in enumerate(sorted(names))}
+
+
+def test_the_walk_finds_the_reasons_of_every_rule_system() -> None:
+    assert {"d20_na", "ranks", "tcs", "plain_d100", "encounter", "campaign"} <= set(REASONS)
+    assert len(ALL) >= 250, len(ALL)
+    assert {"not_turn_of", "two_handed_with_shield", "rank_above_cap", "energy_short"} <= {
+        key for _, key in ALL
+    }
+
+
+@pytest.mark.parametrize(("system", "reason"), ALL)
+def test_every_refusal_reason_has_english_and_french_words(system: str, reason: str) -> None:
+    assert reason in WORDS, f"{system}: refusal {reason!r} has no words"
+    en, fr = WORDS[reason]
+    assert en.strip() and fr.strip()
+    holes_en = set(re.findall(r"(?<!\{)\{(\w+)\}", en))
+    holes_fr = {k.removeprefix("de_") for k in re.findall(r"(?<!\{)\{(\w+)\}", fr)}
+    assert holes_en == holes_fr, (reason, holes_en, holes_fr)  # same facts, both languages
+
+
+@pytest.mark.parametrize(("system", "reason"), ALL)
+def test_every_worded_refusal_names_its_facts_without_a_repr_or_a_raw_id(
+    system: str, reason: str
+) -> None:
+    params = sample(WORDS[reason][0])
+    names = {k: f"Aldric{n}" for n, k in enumerate(params)}
+    said = word_reason(reason, params, names)
+    assert said is not None
+    for text in said:
+        assert "None" not in text and not re.search(r"\{\w+\}", text), (reason, text)
+        assert not re.search(r"<\w+ object|\bc\d+\b|\[\]|\(\)|'\s*'", text), (reason, text)
+        for name in names.values():
+            assert name in text, (reason, text)  # every parameter said, in each language
+    assert not any(g in said[1] for g in GENERIC)
+
+
+def test_a_refusal_given_combatants_keeps_their_ids_and_says_their_names() -> None:
+    class Who:
+        id, name = "c2", "Élise"
+
+    refusal = Refused("not_your_turn", rule="RK-3", reason="not_turn_of", params={"actor": Who()})
+    assert (refusal.params, refusal.names) == ({"actor": "c2"}, {"actor": "Élise"})
+    en, fr = word(refusal.code, refusal.reason, refusal.params, refusal.names)
+    assert (en, fr) == ("it is not Élise's turn", "ce n'est pas le tour d'Élise")
+
+
+def test_every_error_code_of_the_adapters_has_french_words() -> None:
+    for code, (en, fr) in CODES.items():
+        assert en and fr and en != fr and not any(g == fr for g in GENERIC[:1]), code
+
+
+def test_params_stay_plain_json_a_rank_as_its_text_a_set_sorted() -> None:
+    from domain.rules.ranks.tables import parse_rank
+
+    refusal = Refused("invalid", reason="x", params={"rank": parse_rank("B+"), "bad": {"z", "a"}})
+    assert refusal.params == {"rank": "B+", "bad": ["a", "z"]}
