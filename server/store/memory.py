@@ -33,7 +33,15 @@ import msgspec
 
 from domain.chain import GENESIS, chain_rows
 from server.store.memory_tables import MemoryTables
-from server.store.port import ConcurrencyError, HistoryRewritten, NewEvent, Recorded, Tx, Wake
+from server.store.port import (
+    ConcurrencyError,
+    HistoryRewritten,
+    NewEvent,
+    Recorded,
+    Tx,
+    Wake,
+    lean_meta,
+)
 
 # The CHECK of events.type in schema.sql: the same events are refused on both stores.
 _TYPE_TAG = re.compile(r"[a-z][a-z0-9_]*")
@@ -214,7 +222,7 @@ class MemoryEventStore(MemoryTables):
                 "version": s.version,
                 "type": s.type,
                 "data": _DECODE_OBJECT(s.data),
-                "meta": {"command_id": _DECODE_OBJECT(s.meta).get("command_id")},
+                "meta": _lean(s.meta),
             }
             for s in self._range(stream, after, upto)
         ]
@@ -229,9 +237,10 @@ class MemoryEventStore(MemoryTables):
             raise HistoryRewritten(stream, version)
         new = self._range(stream, version, None)
         facts = [
-            {"stream": stream, "version": s.version, "type": s.type, "data": _DECODE_OBJECT(s.data)}
+            {"stream": stream, "version": s.version, "type": s.type,
+             "data": _DECODE_OBJECT(s.data), "meta": _lean(s.meta)}
             for s in new
-        ]
+        ]  # fmt: skip
         return facts, (new[-1].hash if new else tip)
 
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
@@ -272,3 +281,8 @@ class MemoryEventStore(MemoryTables):
         kept = self._streams.get(stream, [])
         end = len(kept) if upto is None else max(min(upto, len(kept)), 0)
         return kept[max(after, 0) : end]
+
+
+def _lean(meta_json: bytes) -> dict[str, Any]:
+    meta = _DECODE_OBJECT(meta_json)
+    return lean_meta(meta.get("command_id"), meta.get("blind"), meta.get("veiled"))

@@ -456,3 +456,15 @@ class SideTables(Protocol):
 class Store(EventStore, SideTables, Protocol):
     """The whole store port: the event log and the side tables, one adapter per backend
     (PostgresEventStore, server.store.memory.MemoryEventStore)."""
+
+
+def lean_meta(command_id: str | None, blind: str | None, veiled: bool | None) -> dict[str, Any]:
+    """What of an event's meta a fold needs (`read_facts`): its command (the step it
+    belongs to) and whether it was veiled from non-GM readers (projections/filter.py);
+    `blind` says the mark exists (events appended before blinds have neither)."""
+    meta: dict[str, Any] = {"command_id": command_id}
+    if blind is not None:
+        meta["blind"] = blind
+    if veiled:
+        meta["veiled"] = True
+    return meta

@@ -37,6 +37,7 @@ from server.store.port import (
     Recorded,
     Tx,
     Wakes,
+    lean_meta,
 )
 from server.store.postgres_tables import PostgresTables, Touches
 from server.store.settings import DbSettings
@@ -91,13 +92,15 @@ SELECT {_COLUMNS} FROM events
 # A fold needs no meta, hashes or positions: reading only version, type and data (and the
 # last hash, to remember the head) halves what a cold load of a long stream reads.
 _SQL_READ_FACTS = """
-SELECT version, type, data::text, hash, meta->>'command_id' FROM events
+SELECT version, type, data::text, hash, meta->>'command_id', meta->>'blind',
+       (meta->>'veiled')::boolean FROM events
  WHERE stream = $1 AND version > $2 AND version <= $3
  ORDER BY version"""
 # The same from the reader's last version on, that row without its data: its hash tells
 # whether the stream still holds what the reader folded (server/services/encounters.py).
 _SQL_READ_FACTS_ON = """
-SELECT version, type, CASE WHEN version > $2 THEN data::text END, hash FROM events
+SELECT version, type, CASE WHEN version > $2 THEN data::text END, hash,
+       meta->>'command_id', meta->>'blind', (meta->>'veiled')::boolean FROM events
  WHERE stream = $1 AND version >= $2
  ORDER BY version"""
 # Only rows below the snapshot's xmin: every writer that might still commit a lower
@@ -298,7 +301,7 @@ class PostgresEventStore(PostgresTables):
                 "version": r[0],
                 "type": r[1],
                 "data": decode(r[2]),
-                "meta": {"command_id": r[4]},
+                "meta": lean_meta(r[4], r[5], r[6]),
             }
             for r in rows
         ]
@@ -319,8 +322,10 @@ class PostgresEventStore(PostgresTables):
         self._remember(stream, rows[-1][0], rows[-1][3])
         decode = _DECODE_OBJECT
         facts = [
-            {"stream": stream, "version": r[0], "type": r[1], "data": decode(r[2])} for r in rows
-        ]
+            {"stream": stream, "version": r[0], "type": r[1], "data": decode(r[2]),
+             "meta": lean_meta(r[4], r[5], r[6])}
+            for r in rows
+        ]  # fmt: skip
         return facts, rows[-1][3]
 
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:

@@ -43,6 +43,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from domain.chain import GENESIS, first_break, link
+from projections.board import board
+from projections.view import fold
 from tests.conftest import fresh_database
 from tests.e2e.conftest import Api, start_server, stop_server
 from tests.e2e.test_webhooks import FAST, Receiver
@@ -355,6 +357,11 @@ def test_no_reader_but_the_gm_gets_a_hidden_value_a_number_from_one_or_a_confirm
         assert leaks(api.events(t.id, t.gm), marks), "the markers are not in the stream"
         spectator = t.spectator
         player = t.players[next(iter(t.players))]
+        # The live board (the service's fold of lean facts) tells the log as a fold of the
+        # whole envelopes does: the same veiled steps, the same public twins.
+        whole = fold(api.events(t.id, t.gm))
+        for role, token in (("public", t.spectator), ("gm", t.gm)):
+            assert api.board(t.id, token)["log"] == board(whole, role)["log"], role
         live = [m for listener in t.live for m in listener.close()]
         assert len(live) > 3 and not leaks(live, marks), leaks(live, marks)
         COUNTS["live messages"] += len(live)
