@@ -138,6 +138,9 @@ class LegalEntry(msgspec.Struct, kw_only=True):
     threshold: int | UnsetType | None = UNSET
     die: str | UnsetType | None = UNSET
     half_rank: HalfRank | UnsetType | None = UNSET  # ranks-d100's switch (RK-6..RK-8)
+    # A refusal's facts: its stable key and parameters (the words come from them).
+    reason_key: str | UnsetType = UNSET
+    params: dict[str, Any] | UnsetType = UNSET
 
 
 class BoardReorder(msgspec.Struct, kw_only=True):

@@ -13,6 +13,7 @@ from domain import commands as cmd
 from domain import events as ev
 from domain.errors import Invalid
 from domain.state import Principal
+from projections.words.refusals import said
 from tests.unit.play import Table, undo_view
 
 QUIET = {"init.reroll_each_round": False}
@@ -57,9 +58,12 @@ def test_finding_2_an_undo_into_a_round_started_batch_is_refused_as_invalid() ->
         assert actor is not None
         t.send(cmd.EndTurn(actor=actor))
     end = t.version
-    with pytest.raises(Invalid, match="inside one command's events") as refused:
+    with pytest.raises(Invalid) as refused:
         t.send(cmd.Undo(reason="mid", to_version=end - 1))
-    assert refused.value.code == "invalid" and str(end) in refused.value.message
+    why = refused.value
+    assert (why.code, why.reason, why.params["after"]) == ("invalid", "undo_inside_step", end)
+    en, fr = said(why)  # the facts, worded in both languages
+    assert "inside one command's events" in en and str(end) in en and str(end) in fr
     assert t.version == end  # nothing appended
     t.send(cmd.Undo(reason="to the start", to_version=start))
     assert (t.state.game.round, t.state.game.actor) == (1, t.at(start).state.game.actor)
