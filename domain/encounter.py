@@ -214,10 +214,6 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
     added = f"c{ctx.game.added}"
     for key, scope, rule in valid.used:
         ctx.emit(ev.LimitUsed(combatant_id=added, key=key, scope=scope, rule=rule))
-    if ctx.game.started and ctx.game.order:
-        # One added mid-fight joins the turn order at its end, else it would never act.
-        order = [*ctx.game.order, added]
-        ctx.emit(ev.InitiativeSet(order=order, scores=dict(ctx.game.scores)))
 
 
 def _remove(ctx: Ctx, c: cmd.RemoveCombatant) -> None:
