@@ -104,8 +104,9 @@ def leaks(value: Any, marks: list[int], path: str = "") -> list[str]:
     """Where `value` holds a number within WINDOW of a marker, and the text around it."""
     if isinstance(value, dict):
         # ranks-d100's markers come from the pool settings, public on purpose: the
-        # HP they give (the pool plus a hidden sheet's modifier) must not show.
-        return [x for k, v in value.items() if not k.startswith("pool.base_")
+        # HP they give (the pool plus a hidden sheet's modifier) must not show. An
+        # event's `position` counts every event of the session's database, not the fight.
+        return [x for k, v in value.items() if not k.startswith("pool.base_") and k != "position"
                 for x in leaks(v, marks, f"{path}.{k}")]  # fmt: skip
     if isinstance(value, list):
         return [x for i, v in enumerate(value) for x in leaks(v, marks, f"{path}[{i}]")]
