@@ -482,6 +482,9 @@ def _close(ctx: Ctx, c: cmd.Close) -> None:
             ctx.emit(ev.SeedRevealed(seed_id=seed_id, seed=seed.hex()))
 
 
+# Commands that touch the ledger only, and undo (whose board must be that of ?at=V).
+_LEDGER_COMMANDS = (cmd.Undo, cmd.Dispute, cmd.AnswerDispute, cmd.Close, cmd.AddEntropy, cmd.Roll)
+
 Handler = Callable[[Ctx, Any], None]
 HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.AddCombatant: _add,
@@ -546,6 +549,17 @@ def decide_and_fold(
     current = ctx.game.combatants.get(actor) if actor is not None else None
     if current is not None and current.out is not None and not ctx.game.pending:
         end_turn(ctx, current.id)
+    game = ctx.game
+    if (
+        game.started
+        and game.actor is None
+        and not game.pending
+        and not ctx.state.ledger.closed
+        and not isinstance(command, _LEDGER_COMMANDS)
+    ):
+        # A fight is never left without an actor: a GM's add to a decided fight, a
+        # removal that left the order empty... (next_turn stops at a decided fight).
+        next_turn(ctx)
     if manual is not None:
         left = len(dice.remaining) if isinstance(dice, dicelib.ManualRoller) else 0
         if left:

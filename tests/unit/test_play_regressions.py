@@ -157,3 +157,54 @@ def test_finding_9_a_dispute_from_an_undone_combatant_names_no_raw_id() -> None:
     line = t.proj.lines[-1]
     assert "c3" not in line.text and "a player" in line.text and "un joueur" in line.text_fr
     assert t.board()["disputes"][0]["by_name"] == "a player"
+
+
+def test_generated_play_a_move_after_the_gm_removed_an_engaged_foe_does_not_crash() -> None:
+    t = _duel("d100-tcs", "duelist", "shield_bearer", QUIET)
+    t.send(cmd.StartCombat(), faces=[10, 20])
+    t.send(
+        cmd.Act(actor="c1", action="attack", target="c2", options={"weapon": "sword"}), faces=[30]
+    )
+    assert "c2" in t.state.game.combatants["c1"].status.get("engaged", [])
+    t.send(cmd.RemoveCombatant(combatant="c2", reason="gone"))
+    t.send(cmd.ContinueCombat(reason="on"))
+    assert t.state.game.actor == "c1"
+    t.send(cmd.Act(actor="c1", action="move", options={"sprint": 0}))  # no KeyError
+    assert not t.state.game.combatants["c1"].status.get("engaged")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 21 finding 6 (another branch): d20-na's line states the threshold "
+    "without the condition's modifier",
+)
+def test_finding_6_a_d20_na_line_states_the_final_threshold_with_a_condition() -> None:
+    t = _duel("d20-na", "milicien", "fangeux")
+    t.send(cmd.StartCombat())
+    actor = t.state.game.actor
+    assert actor is not None
+    target = "c2" if actor == "c1" else "c1"
+    t.send(cmd.ApplyCondition(combatant=actor, name="blessed", modifier=5))
+    weapon = "claws" if actor == "c2" else "sword"
+    events = t.send(
+        cmd.Act(actor=actor, action="attack", target=target, options={"weapon": weapon}),
+        faces=[10],
+    )
+    (check,) = [e.check for e in events if isinstance(e, ev.DieRolled) and e.check is not None]
+    line = next(line for line in t.proj.lines if line.kind == "action_resolved")
+    assert f"against {check.threshold}" in line.text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 21's log findings (another branch): d100-tcs words its TC-27 condition "
+    "by its code name no_aoo",
+)
+def test_a_tcs_disengage_condition_is_told_in_words_not_its_code_name() -> None:
+    t = _duel("d100-tcs", "duelist", "shield_bearer", QUIET)
+    t.send(cmd.StartCombat(), faces=[10, 20])
+    t.send(
+        cmd.Act(actor="c1", action="attack", target="c2", options={"weapon": "sword"}), faces=[30]
+    )
+    t.send(cmd.Act(actor="c2", action="disengage"))
+    assert not any("no_aoo" in line.text for line in t.proj.lines)

@@ -17,8 +17,10 @@ KEY = "engaged"
 
 
 def in_contact(game: Game, cid: str) -> list[str]:
-    """The ids `cid` is recorded in contact with, whatever their state."""
-    return list(game.combatants[cid].status.get(KEY, []))
+    """The ids `cid` is recorded in contact with, whatever their state (none for one
+    the GM removed, whose id others' contact may still name)."""
+    who = game.combatants.get(cid)
+    return list(who.status.get(KEY, [])) if who is not None else []
 
 
 def engage(ctx: Ctx, a: str, b: str, rule: str) -> None:
@@ -36,6 +38,8 @@ def break_contact(
     drops it, and its own contact is cleared; with `always`, the clearing is recorded
     even when it had none (d20-na's disengage, NA-7)."""
     for other in list(in_contact(ctx.game, cid) if among is None else among):
+        if other not in ctx.game.combatants:
+            continue  # removed by the GM: no status to set
         rest = [x for x in in_contact(ctx.game, other) if x != cid]
         ctx.status(other, KEY, rest or None, rule)
     if always or ctx.game.combatants[cid].status.get(KEY):
