@@ -17,6 +17,16 @@ __all__ = ["describe", "until_words"]
 Said = tuple[str, str, dict[str, Any]]
 
 
+# Conditions a rule system applies under a code name, in words (the GM's own conditions
+# are named by the GM and told as named).
+_NAMES = {"no_aoo": ("free of opportunity attacks", "à l'abri des attaques d'opportunité")}
+
+
+def _name(code: str, fr: bool = False) -> str:
+    words = _NAMES.get(code)
+    return code if words is None else words[1] if fr else words[0]
+
+
 def until_words(rounds: int | None, until: str) -> tuple[str, str]:
     """How long a condition lasts, in words: "for 2 turns (ends at the end of its turn)"."""
     if rounds is None:
@@ -42,23 +52,26 @@ def describe(event: ev.Event, name: Callable[[str], str], hidden_rolls: set[int]
         case ev.ConditionExpired():
             who = name(event.combatant_id)
             if event.reason == "out_of_fight":
-                en = f"{who}: {event.name} ends (out of the fight)"
-                fr = f"{who} : {event.name} prend fin (hors de combat)"
+                en = f"{who}: {_name(event.name)} ends (out of the fight)"
+                fr = f"{who} : {_name(event.name, True)} prend fin (hors de combat)"
             else:
-                en, fr = f"{who}: {event.name} wears off", f"{who} : {event.name} se dissipe"
+                en, fr = (
+                    f"{who}: {_name(event.name)} wears off",
+                    f"{who} : {_name(event.name, True)} se dissipe",
+                )
             return en, fr, {"actor": event.combatant_id}
         case ev.ConditionRemoved():
             who = name(event.combatant_id)
             by, by_fr = ("GM", "Le MJ") if event.by_gm else ("", "")
             if by:
                 return (
-                    f"GM removes {event.name} from {who}",
-                    f"{by_fr} retire {event.name} à {who}",
+                    f"GM removes {_name(event.name)} from {who}",
+                    f"{by_fr} retire {_name(event.name, True)} à {who}",
                     {"actor": event.combatant_id},
                 )
             return (
-                f"{who}: {event.name} ends",
-                f"{who} : {event.name} prend fin",
+                f"{who}: {_name(event.name)} ends",
+                f"{who} : {_name(event.name, True)} prend fin",
                 {"actor": event.combatant_id},
             )
         case ev.DisputeAnswered():
@@ -83,8 +96,8 @@ def _applied(event: ev.ConditionApplied, who: str) -> Said:
     lasts, lasts_fr = until_words(event.rounds, event.until)
     by = "GM: " if event.by_gm else ""
     by_fr = "MJ : " if event.by_gm else ""
-    en = f"{by}{who} gets {event.name}, {lasts}"
-    fr = f"{by_fr}{who} reçoit {event.name}, {lasts_fr}"
+    en = f"{by}{who} gets {_name(event.name)}, {lasts}"
+    fr = f"{by_fr}{who} reçoit {_name(event.name, True)}, {lasts_fr}"
     if event.modifier:
         en += f", {event.modifier:+d} to checks"
         fr += f", {event.modifier:+d} aux tests"

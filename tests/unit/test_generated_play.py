@@ -77,24 +77,8 @@ FACES = [1, 2, 5, 10, 20, 50, 95, 99, 100]
 
 
 def bad_words(text: str) -> list[str]:
-    """What `text` holds that a table must never read (KNOWN aside)."""
-    return [why for pattern, why in _BAD if pattern.search(_KNOWN_WORDS.sub("", text))]
-
-
-# Known, owned by issue 21's other findings (strict xfails in test_play_regressions.py
-# say when they are fixed): d100-tcs words its TC-27 condition by its code name.
-_KNOWN_WORDS = re.compile(r"\bno_aoo\b")
-
-
-def known_base_shown(
-    ruleset: str, total: int, check: ev.Check | None, shown: tuple[int, int]
-) -> bool:
-    """Finding 6 (known): d20-na's line states the threshold without the condition's
-    modifier (or the base one) when one applies."""
-    if ruleset != "d20-na" or check is None or not check.modifiers:
-        return False
-    own = check.base + sum(m.delta for m in check.modifiers if "condition" not in m.source)
-    return shown[0] == total and shown[1] in (check.base, own)
+    """What `text` holds that a table must never read."""
+    return [why for pattern, why in _BAD if pattern.search(text)]
 
 
 class Play(RuleBasedStateMachine):
@@ -206,10 +190,8 @@ class Play(RuleBasedStateMachine):
                 judged = [(total, c.threshold) for total, c in checks if c is not None]
                 for n, threshold in _AGAINST.findall(text):
                     shown = (int(n), int(threshold))
-                    if judged and shown not in judged:
-                        assert any(
-                            known_base_shown(self.ruleset, total, c, shown) for total, c in checks
-                        ), (text, judged, [c for _, c in checks])
+                    # a threshold shown is the final one (finding 6)
+                    assert not judged or shown in judged, (text, judged, [c for _, c in checks])
                 for a, b in _MOVED.findall(text):
                     if line.kind in ("action_resolved", "reaction_resolved", "resource_changed"):
                         assert (int(a), int(b)) in moved or a == b, (text, sorted(moved))

@@ -173,11 +173,6 @@ def test_generated_play_a_move_after_the_gm_removed_an_engaged_foe_does_not_cras
     assert not t.state.game.combatants["c1"].status.get("engaged")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 21 finding 6 (another branch): d20-na's line states the threshold "
-    "without the condition's modifier",
-)
 def test_finding_6_a_d20_na_line_states_the_final_threshold_with_a_condition() -> None:
     t = _duel("d20-na", "milicien", "fangeux")
     t.send(cmd.StartCombat())
@@ -195,11 +190,6 @@ def test_finding_6_a_d20_na_line_states_the_final_threshold_with_a_condition() -
     assert f"against {check.threshold}" in line.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 21's log findings (another branch): d100-tcs words its TC-27 condition "
-    "by its code name no_aoo",
-)
 def test_a_tcs_disengage_condition_is_told_in_words_not_its_code_name() -> None:
     t = _duel("d100-tcs", "duelist", "shield_bearer", QUIET)
     t.send(cmd.StartCombat(), faces=[10, 20])
