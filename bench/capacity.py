@@ -129,8 +129,9 @@ async def step(
     try:
         for j in range(k):
             # every encounter is made from this one address: no creation rate limit
-            servers.append(await start_fracas(url, f"cap-{k}x{n}-{j + 1}", logdir,
-                                              ["--create-rate", "0"]))
+            servers.append(
+                await start_fracas(url, f"cap-{k}x{n}-{j + 1}", logdir, ["--create-rate", "0"])
+            )
         https = [Http(s.base, timeout=30, size=256) for s in servers]
         setup0 = time.monotonic()
         made = await make_encounters(https, n)

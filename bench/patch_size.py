@@ -50,7 +50,10 @@ def _size(value: object) -> int:
 
 
 def watch_one(
-    inst: Instance, http: httpx.Client, fight: dict[str, Any], steps: int,
+    inst: Instance,
+    http: httpx.Client,
+    fight: dict[str, Any],
+    steps: int,
     streams: dict[str, list[str]],
 ) -> int:
     """Play one fight with a GM, a player and a spectator watching, each with and

@@ -264,8 +264,7 @@ async def install(pool: asyncpg.Pool[Any], v: Variant) -> None:
         body = v.trigger.replace("fracas_events_before_insert()", f"{fn}()", 1)
         await pool.execute(body.replace("FROM events e", f"FROM {v.table} e"))
         await pool.execute(
-            f"CREATE TRIGGER checks BEFORE INSERT ON {v.table}"
-            f" FOR EACH ROW EXECUTE FUNCTION {fn}()"
+            f"CREATE TRIGGER checks BEFORE INSERT ON {v.table} FOR EACH ROW EXECUTE FUNCTION {fn}()"
         )
 
 

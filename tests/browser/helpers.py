@@ -58,9 +58,7 @@ def _ok(r: httpx.Response, status: int = 200) -> dict[str, Any]:
 def presets(base: str, ruleset: str) -> dict[str, dict[str, Any]]:
     """The preset sheets a rule system lists in `GET /api/rulesets`, by name."""
     rulesets = httpx.get(f"{base}/api/rulesets", timeout=10).json()
-    found: dict[str, dict[str, Any]] = next(r for r in rulesets if r["id"] == ruleset)[
-        "presets"
-    ]
+    found: dict[str, dict[str, Any]] = next(r for r in rulesets if r["id"] == ruleset)["presets"]
     return found
 
 
@@ -101,9 +99,7 @@ class Encounter:
             )
         )
 
-    def add(
-        self, name: str, side: str, preset: str | None = None, **extra: Any
-    ) -> str:
+    def add(self, name: str, side: str, preset: str | None = None, **extra: Any) -> str:
         """Add a combatant (from a preset, or with `sheet=`); its id. Its player token is
         kept for `player_link` and `remembered`."""
         body = {"type": "add_combatant", "name": name, "side": side, **extra}
@@ -120,9 +116,7 @@ class Encounter:
     def board(self, token: str | None = None) -> dict[str, Any]:
         """The board for the token's role (the public board without one)."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return _ok(
-            httpx.get(f"{self.base}/api/encounters/{self.id}", headers=headers, timeout=10)
-        )
+        return _ok(httpx.get(f"{self.base}/api/encounters/{self.id}", headers=headers, timeout=10))
 
     def events(self, token: str | None = None) -> list[dict[str, Any]]:
         """Every event, as the GM (or the token's role) may see them."""
@@ -218,9 +212,7 @@ class War:
         return _ok(httpx.get(f"{self.base}/api/campaigns/{self.id}", timeout=10))
 
     def character(self, name: str) -> dict[str, Any]:
-        found: dict[str, Any] = next(
-            c for c in self.state()["characters"] if c["name"] == name
-        )
+        found: dict[str, Any] = next(c for c in self.state()["characters"] if c["name"] == name)
         return found
 
     def maxima(self, name: str) -> dict[str, int]:
@@ -239,8 +231,13 @@ class War:
             201,
         )
         enc = Encounter(
-            self.base, made["id"], name, "ranks-d100", made["gm_token"],
-            made["spectator_token"], war=self.id,
+            self.base,
+            made["id"],
+            name,
+            "ranks-d100",
+            made["gm_token"],
+            made["spectator_token"],
+            war=self.id,
         )
         for c in made.get("combatants", []):
             enc.players[c["combatant_id"]] = {"name": c["name"], "token": c["player_token"]}

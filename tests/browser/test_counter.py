@@ -30,8 +30,16 @@ def test_RK_61_RK_62_the_console_offers_a_counters_type_and_ranks_and_sends_them
         send({"type": "add_combatant", "name": "J1", "side": "a", "preset": "J1"})
         send({"type": "add_combatant", "name": "J2", "side": "b", "preset": "J2"})
         send({"type": "start_combat", "dice": [90, 10]})  # J1 (c1) acts first
-        send({"type": "act", "actor": "c1", "action": "attack_physical", "target": "c2",
-              "rank": "E", "dice": [5]})
+        send(
+            {
+                "type": "act",
+                "actor": "c1",
+                "action": "attack_physical",
+                "target": "c2",
+                "rank": "E",
+                "dice": [5],
+            }
+        )
     page = browser.open(f"{base}/e/{eid}#token={gm}&role=gm", "counter-gm")
     counter = page.locator(".react [data-reaction=counter]")
     expect(counter.locator("select[data-choice=action] option")).to_have_text(["attack_physical"])
@@ -54,11 +62,17 @@ def tcs_console(browser: Browser, base: str, label: str) -> tuple[str, str, Any]
         eid, gm = made["id"], made["gm_token"]
         auth = {"Authorization": f"Bearer {gm}"}
         for name, preset in (("Duelist", "duelist"), ("Spear", "spearman")):
-            r = http.post(f"/api/encounters/{eid}/commands", headers=auth, json={
-                "type": "add_combatant", "name": name, "side": name, "preset": preset})
+            r = http.post(
+                f"/api/encounters/{eid}/commands",
+                headers=auth,
+                json={"type": "add_combatant", "name": name, "side": name, "preset": preset},
+            )
             assert r.status_code == 200, r.text
-        r = http.post(f"/api/encounters/{eid}/commands", headers=auth,
-                      json={"type": "start_combat", "dice": [10, 50]})
+        r = http.post(
+            f"/api/encounters/{eid}/commands",
+            headers=auth,
+            json={"type": "start_combat", "dice": [10, 50]},
+        )
         assert r.status_code == 200, r.text
     page = browser.open(f"{base}/e/{eid}#token={gm}&role=gm", label)
     return eid, gm, page
@@ -75,8 +89,9 @@ def test_TC_21_an_actions_numeric_choice_is_sent_as_a_number(
     page.locator("#gm-actions button[data-second='']").click()  # TC-7: nothing after it
     page.locator("#gm-actions button[data-declare]").click()
     expect(page.locator("#log li.action_resolved").last).to_contain_text("moves")
-    events = httpx.get(f"{base}/api/encounters/{eid}/events",
-                       headers={"Authorization": f"Bearer {gm}"}, timeout=5).json()["events"]
+    events = httpx.get(
+        f"{base}/api/encounters/{eid}/events", headers={"Authorization": f"Bearer {gm}"}, timeout=5
+    ).json()["events"]
     declared = [e["data"] for e in events if e["type"] == "action_declared"]
     assert declared[-1]["action"] == "move" and declared[-1]["options"] == {"sprint": 1}
 
@@ -90,8 +105,9 @@ def test_TC_7_the_console_declares_a_second_action_with_the_first(
     page.locator("#gm-actions li[data-action=focus] button[data-second=focus]").click()
     page.locator("#gm-actions button[data-declare]").click()
     expect(page.locator("#log li.action_resolved")).to_have_count(2)
-    events = httpx.get(f"{base}/api/encounters/{eid}/events",
-                       headers={"Authorization": f"Bearer {gm}"}, timeout=5).json()["events"]
+    events = httpx.get(
+        f"{base}/api/encounters/{eid}/events", headers={"Authorization": f"Bearer {gm}"}, timeout=5
+    ).json()["events"]
     declared = [e["data"] for e in events if e["type"] == "action_declared"]
     assert declared[0]["options"] == {"sprint": 0, "then": {"action": "focus"}}
     resolved = [e["data"]["action"] for e in events if e["type"] == "action_resolved"]

@@ -41,8 +41,16 @@ def after_the_first_attack(base: str) -> Encounter:
     """The skirmish after Fangeux attacked Milicien's head with a die entered by the GM
     (3) and Milicien dodged with a server roll; it is Milicien's turn."""
     enc = skirmish(base)
-    enc.command({"type": "act", "actor": "c2", "action": "attack", "target": "c1",
-                 "options": {"weapon": "claws", "aim": "head"}, "dice": [3]})
+    enc.command(
+        {
+            "type": "act",
+            "actor": "c2",
+            "action": "attack",
+            "target": "c1",
+            "options": {"weapon": "claws", "aim": "head"},
+            "dice": [3],
+        }
+    )
     enc.command({"type": "react", "actor": "c1", "reaction": "dodge"})
     return enc
 
@@ -288,7 +296,9 @@ def test_pages_survive_a_server_restart_without_losing_or_repeating_log_lines(
     # A kill mid-request resets what was in flight (a socket, a log page): the page must
     # say "reconnecting" and recover, which is what the test checks, not stay silent.
     with console.allowing(
-        r"WebSocket connection to .* failed", r"ERR_CONNECTION_REFUSED", r"ERR_CONNECTION_RESET",
+        r"WebSocket connection to .* failed",
+        r"ERR_CONNECTION_REFUSED",
+        r"ERR_CONNECTION_RESET",
         r"ERR_EMPTY_RESPONSE",
     ):
         ui_server.kill()

@@ -40,8 +40,15 @@ def after_the_skirmish(base: str) -> tuple[War, Encounter]:
     war = war_with_j1_and_j2(base)
     enc = war.open_encounter(SKIRMISH)
     j2 = next(cid for cid, p in enc.players.items() if p["name"] == "J2")
-    enc.command({"type": "adjust", "combatant": j2, "resource": "hp", "delta": -WOUND,
-                 "reason": "a sword through the shoulder"})
+    enc.command(
+        {
+            "type": "adjust",
+            "combatant": j2,
+            "resource": "hp",
+            "delta": -WOUND,
+            "reason": "a sword through the shoulder",
+        }
+    )
     enc.command({"type": "close"})
     return war, enc
 
@@ -186,9 +193,7 @@ def test_the_gm_adjusts_j2s_hp_and_closes_the_encounter(
     expect(gm.locator(".status .badge.closed")).to_be_visible()
 
 
-def test_back_on_the_war_page_j2s_hp_is_carried_back(
-    browser: Browser, ui_server: UiServer
-) -> None:
+def test_back_on_the_war_page_j2s_hp_is_carried_back(browser: Browser, ui_server: UiServer) -> None:
     war, enc = after_the_skirmish(ui_server.base)
     gm = browser.open(enc.gm_link, "gm", remember={**war.remembered(), **enc.remembered()})
     gm.click("#war-link")

@@ -146,11 +146,7 @@ def test_eight_concurrent_identical_keyed_requests_over_two_instances_answer_the
 
         assert {a[0] for a in answers} == {200}, answers
         assert all(a == answers[0] for a in answers)
-        ended = [
-            e
-            for e in api.events(f["id"], f["gm"], after=before)
-            if e["type"] == "turn_ended"
-        ]
+        ended = [e for e in api.events(f["id"], f["gm"], after=before) if e["type"] == "turn_ended"]
         assert len(ended) == 1
 
 

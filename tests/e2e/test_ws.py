@@ -111,8 +111,11 @@ def test_updates_carry_accented_names_as_utf8_text_frames(
     made = api.create()
     with watch(one, made["id"], made["spectator_token"]) as ws:
         ws.recv(timeout=5)
-        api.ok(made["id"], made["gm_token"], {"type": "add_combatant", "name": "Hélène → 🗡",
-                                              "side": "épées", "preset": "guard"})
+        api.ok(
+            made["id"],
+            made["gm_token"],
+            {"type": "add_combatant", "name": "Hélène → 🗡", "side": "épées", "preset": "guard"},
+        )
         raw = ws.recv(timeout=5)
         assert isinstance(raw, str)  # a text frame (UTF-8 on the wire)
         assert "Hélène → 🗡" in raw  # unescaped: msgspec's JSON, encoded once per role

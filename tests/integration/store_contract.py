@@ -107,16 +107,19 @@ class StoreContract:
         appended = await store.append(stream, 0, [hit(n) for n in range(5)], META)
 
         facts = await store.read_facts(stream, after=1, upto=3)
-        assert facts == [
-            {
-                "stream": stream,
-                "version": e.version,
-                "type": e.type,
-                "data": e.data,
-                "meta": {"command_id": e.meta.get("command_id")},  # the step it belongs to
-            }
-            for e in appended[1:3]
-        ]
+        assert (
+            facts
+            == [
+                {
+                    "stream": stream,
+                    "version": e.version,
+                    "type": e.type,
+                    "data": e.data,
+                    "meta": {"command_id": e.meta.get("command_id")},  # the step it belongs to
+                }
+                for e in appended[1:3]
+            ]
+        )
         assert await store.read_facts(stream, after=5) == []
 
     async def test_changing_what_was_read_changes_nothing_stored(self, backend: Backend) -> None:

@@ -194,8 +194,9 @@ class TablesContract:
         assert await store.outcome_of(stream, you, key) is None
         assert await store.outcome_of(f"encounter-{new_id()}", me, key) is None
         assert await store.keep_outcome(stream, you, key, digest("b2"), 422, {"code": "invalid"})
-        mine, yours = await store.outcome_of(stream, me, key), await store.outcome_of(
-            stream, you, key
+        mine, yours = (
+            await store.outcome_of(stream, me, key),
+            await store.outcome_of(stream, you, key),
         )
         assert mine is not None and yours is not None
         assert (mine.status, yours.status) == (200, 422)

@@ -26,9 +26,7 @@ async def next_update(w: Watcher) -> dict[str, Any]:
     return message
 
 
-async def test_commands_land_in_the_memory_store_and_reach_a_watcher_through_its_wake_ups() -> (
-    None
-):
+async def test_commands_land_in_the_memory_store_and_reach_a_watcher_through_its_wake_ups() -> None:
     store, metrics = MemoryEventStore(), Metrics()
     svc = EncounterService(store, metrics)
     hub = Hub(store, metrics)

@@ -53,8 +53,9 @@ async def test_a_decision_overtaken_by_another_process_is_made_again_not_appende
     hooked.hook = meanwhile
     await mine.execute(eid, cmd.Roll(expr="1d6", purpose="mine"), GM)
     envelopes = await mine.envelopes(eid)
-    rolls = [(e["data"]["purpose"], e["data"]["roll"]) for e in envelopes
-             if e["type"] == "die_rolled"]
+    rolls = [
+        (e["data"]["purpose"], e["data"]["roll"]) for e in envelopes if e["type"] == "die_rolled"
+    ]
     assert rolls == [("other", 1), ("mine", 2)]  # decided again: roll 1 is not drawn twice
     assert verify(envelopes, eid)["chain"] is True
     assert mine.metrics.conflicts == 1

@@ -146,8 +146,11 @@ def play(ruleset: str, seed: int, steps: int = 60) -> int:
                 for group in _offers(ruleset, state, cid, entry):
                     why = [_accepted(state, c, rng) for c in group]
                     tried += len(group)
-                    bad = [w for w in why if w] if len(group) == 1 else (
-                        [] if any(w is None for w in why) else [w for w in why if w])
+                    bad = (
+                        [w for w in why if w]
+                        if len(group) == 1
+                        else ([] if any(w is None for w in why) else [w for w in why if w])
+                    )
                     assert not bad, (ruleset, seed, cid, entry, group, bad)
                     playable += [c for c, w in zip(group, why, strict=True) if w is None]
         actor = state.game.actor

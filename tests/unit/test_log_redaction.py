@@ -23,7 +23,7 @@ def test_an_access_record_with_a_token_in_its_request_line_is_formatted_without_
         ("127.0.0.1:5", "GET", "/ws/encounters/e?token=s3cret&after=1", "1.1", 101), None,
     )  # fmt: skip
     assert RedactTokens().filter(record) is True  # redacted, never dropped
-    line = AccessFormatter('%(request_line)s').format(record)
+    line = AccessFormatter("%(request_line)s").format(record)
     assert "s3cret" not in line and "token=[redacted]&after=1" in line
 
 

@@ -134,8 +134,13 @@ def test_RK_8_half_ranks_spent_earlier_in_the_day_stay_spent_in_the_next_encount
     assert state.game.uses("c1", "half_rank.STR") == 1
     assert state.game.uses("c1", "half_rank.AGI") == 0
     with pytest.raises(Refused):
-        decide_and_fold(state, cmd.AddCombatant(name="X", side="b", sheet={
-            **PRESETS["J1"], "half_ranks_used": ["nope"]}), FixedRoller([]))
+        decide_and_fold(
+            state,
+            cmd.AddCombatant(
+                name="X", side="b", sheet={**PRESETS["J1"], "half_ranks_used": ["nope"]}
+            ),
+            FixedRoller([]),
+        )
 
 
 def test_RK_25_settling_a_dead_character_cannot_bring_it_back() -> None:
@@ -173,8 +178,9 @@ def settled(events: list[war.CampaignEvent]) -> list[str]:
     return [e.character_id for e in events if isinstance(e, war.CharacterSettled)]
 
 
-def test_RK_25_RK_26_the_dead_and_the_sidelined_do_not_join_and_servants_side_with_masters(
-) -> None:
+def test_RK_25_RK_26_the_dead_and_the_sidelined_do_not_join_and_servants_side_with_masters() -> (
+    None
+):
     w = War()
     m = w.enroll("M", master())
     s = w.enroll("S", servant(), master=m)
@@ -244,8 +250,7 @@ def test_pools_carried_back_are_capped_at_the_wars_maxima_and_never_negative() -
     assert (settled.hp, settled.mana) == (w.state.characters[m].maxima["hp"], 0)
 
 
-def test_a_combatant_who_is_no_war_character_is_not_settled_and_old_streams_map_by_key(
-) -> None:
+def test_a_combatant_who_is_no_war_character_is_not_settled_and_old_streams_map_by_key() -> None:
     from domain import commands as cmd
     from domain.dice import FixedRoller
     from domain.encounter import decide_and_fold

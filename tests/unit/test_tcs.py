@@ -33,8 +33,9 @@ def test_TC_1_success_is_a_roll_at_or_under_the_threshold(face: int, outcome: st
 
 def test_TC_2_melee_tests_DEX_and_ranged_tests_PERC() -> None:
     table, a, b = duel(a={"DEX": 40, "PERC": 70, "weapons": [BOW, SWORD]})
-    events = table.act(a, "attack", b, [30],
-                       then={"action": "use_item", "options": {"weapon": "sword"}})
+    events = table.act(
+        a, "attack", b, [30], then={"action": "use_item", "options": {"weapon": "sword"}}
+    )
     assert [(c.stat, c.base) for c in checks(events)] == [("PERC", 70)]
     table.end(b)
     events = table.act(a, "attack", b, [30])
@@ -122,8 +123,13 @@ def test_TC_8_a_technique_takes_one_action_unless_it_says_more() -> None:
     assert len(of(events, ev.LimitUsed)) == 2 and table.res(b) == 20 - 12
     table.end(b)
     with refused("budget_exhausted", "TC-6"):
-        table.act(a, "attack", b, tcs="jab", then={"action": "attack", "target": b,
-                                                   "options": {"tcs": "crushing blow"}})
+        table.act(
+            a,
+            "attack",
+            b,
+            tcs="jab",
+            then={"action": "attack", "target": b, "options": {"tcs": "crushing blow"}},
+        )
 
 
 def test_TC_9_TC_10_a_three_action_spell_is_cast_over_two_rounds_on_MM() -> None:
@@ -133,8 +139,9 @@ def test_TC_9_TC_10_a_three_action_spell_is_cast_over_two_rounds_on_MM() -> None
     assert not of(events, ev.DieRolled)
     assert table.status(a, "preparing")["left"] == 1
     table.end(b)
-    events = table.act(a, "cast", spell="meteor", faces=[40],
-                       then={"action": "move"})  # the spell's last action, then a free one
+    events = table.act(
+        a, "cast", spell="meteor", faces=[40], then={"action": "move"}
+    )  # the spell's last action, then a free one
     (check,) = checks(events)
     assert (check.stat, check.threshold, check.outcome) == ("MM", 60, "success")
     assert table.res(b) == 20 - 9 and table.status(a, "preparing") is None
@@ -262,8 +269,14 @@ def test_TC_15_the_gm_grants_a_situational_bonus_or_malus(
 
 def test_TC_15_a_situational_bonus_holds_beside_a_declared_second_action() -> None:
     table, a, b = duel(a={"DEX": 50, "PERC": 50, "weapons": [BOW, SWORD]})
-    events = table.act(a, "attack", b, [65], situational=15,
-                       then={"action": "use_item", "options": {"weapon": "sword"}})
+    events = table.act(
+        a,
+        "attack",
+        b,
+        [65],
+        situational=15,
+        then={"action": "use_item", "options": {"weapon": "sword"}},
+    )
     (check,) = checks(events)
     assert (check.threshold, check.outcome) == (65, "success")
 
@@ -277,9 +290,16 @@ def test_TC_15_only_the_gm_grants_it_and_a_refused_one_appends_nothing() -> None
                  [10], who=player)  # fmt: skip
     assert (refusal.value.status, refusal.value.rule) == (403, "TC-15")
     with pytest.raises(Forbidden):  # nor hidden in the turn's second action
-        table.do(cmd.Act(actor=a, action="attack", target=b, options={
-            "then": {"action": "attack", "target": b, "options": {"situational": 10}}}), [10],
-            who=player)
+        table.do(
+            cmd.Act(
+                actor=a,
+                action="attack",
+                target=b,
+                options={"then": {"action": "attack", "target": b, "options": {"situational": 10}}},
+            ),
+            [10],
+            who=player,
+        )
     assert table.state.version == before
     events = table.do(cmd.Act(actor=a, action="attack", target=b), [10], who=player)
     assert checks(events)[0].modifiers == []
