@@ -63,36 +63,34 @@ class Refused(Exception):
         super().__init__(self.message)
 
 
-class Invalid(Refused):
+class _Coded(Refused):
+    """A refusal whose code is its class's (`invalid`, `forbidden`)."""
+
+    code_of = ""
+
+    def __init__(
+        self,
+        message: str = "",
+        rule: str | None = None,
+        *,
+        reason: str = "",
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(self.code_of, message, rule, reason=reason, params=params)
+
+
+class Invalid(_Coded):
     """Well-formed JSON that names something that does not fit (unknown field value...)."""
 
     status = 422
-
-    def __init__(
-        self,
-        message: str = "",
-        rule: str | None = None,
-        *,
-        reason: str = "",
-        params: Mapping[str, Any] | None = None,
-    ) -> None:
-        super().__init__("invalid", message, rule, reason=reason, params=params)
+    code_of = "invalid"
 
 
-class Forbidden(Refused):
+class Forbidden(_Coded):
     """The caller's role may not do this (a player acting for another's combatant)."""
 
     status = 403
-
-    def __init__(
-        self,
-        message: str = "",
-        rule: str | None = None,
-        *,
-        reason: str = "",
-        params: Mapping[str, Any] | None = None,
-    ) -> None:
-        super().__init__("forbidden", message, rule, reason=reason, params=params)
+    code_of = "forbidden"
 
 
 class NotFound(Refused):

@@ -193,7 +193,7 @@ def _no_blind(envelope: Mapping[str, Any]) -> dict[str, Any]:
     return {**envelope, "meta": meta}
 
 
-def veil(envelope: Mapping[str, Any], secret: Collection[tuple[str, str]] = ()) -> dict[str, Any]:
+def veil(envelope: Mapping[str, Any]) -> dict[str, Any]:
     """A non-GM's copy of a veiled envelope: numbers and texts with digits nulled but the
     public ones, no blind, and `"veiled": true` (it no longer matches its hash)."""
     data = envelope.get("data") or {}
@@ -256,5 +256,5 @@ def filter_events(
             hidden.add(int(data.get("seq", 0)))
         if not visible(envelope, role, known, hidden):
             continue
-        out.append(veil(envelope, known) if is_veiled(envelope, known) else envelope)
+        out.append(veil(envelope) if is_veiled(envelope, known) else envelope)
     return out
