@@ -66,8 +66,9 @@ async def test_a_read_only_database_serves_token_checks_and_a_start_on_a_current
     eid = str(uuid.uuid4())
     await store.add_token(eid, digest(eid), "gm", [], f"gm-{eid}")
     await pool.close()
-    name = own_database.rpartition("/")[2]
     admin = await asyncpg.connect(own_database)
+    # The name from the server itself: the URL may carry it before a ?host= query.
+    name = await admin.fetchval("SELECT current_database()")
     try:
         await admin.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
     finally:
