@@ -13,7 +13,7 @@ from domain import commands as cmd
 from domain import dice as dicelib
 from domain import events as ev
 from domain.context import Ctx, Dice, RuleSystem
-from domain.errors import Forbidden, Invalid, NotFound, Refused
+from domain.errors import Forbidden, Invalid, NotFound, Refused, RuleViolation
 from domain.evolve import evolve, replay
 from domain.rules import REGISTRY
 from domain.rules.common import options
@@ -229,6 +229,25 @@ def _add(ctx: Ctx, c: cmd.AddCombatant) -> None:
     )
     for key, scope, rule in valid.used:
         ctx.emit(ev.LimitUsed(combatant_id=added, key=key, scope=scope, rule=rule))
+    _join_order(ctx, added)
+
+
+def _join_order(ctx: Ctx, added: str) -> None:
+    """A combatant added once the initiative order is set joins it, or it would never act
+    (issue 21): its initiative is rolled as the system rolls it and it takes its place by
+    score among the others, whose order stays as it was. Mid-round, it acts this round if
+    its place is still to come, else from the next one."""
+    game = ctx.game
+    if not game.order:
+        return  # the first roll or the start will order everyone
+    scores = ctx.rules.initiative(ctx, [added])
+    known = {cid: game.scores[cid] for cid in game.order if cid in game.scores}
+    ranked = ctx.rules.order(game, known | scores) if added in scores else []
+    order = [cid for cid in game.order if cid != added]
+    after = ranked[ranked.index(added) + 1 :] if added in ranked else []
+    nxt = next((cid for cid in after if cid in order), None)
+    order.insert(order.index(nxt) if nxt is not None else len(order), added)
+    ctx.emit(ev.InitiativeSet(order=order, scores=dict(game.scores) | scores))
 
 
 def _remove(ctx: Ctx, c: cmd.RemoveCombatant) -> None:
@@ -276,6 +295,7 @@ def _act(ctx: Ctx, c: cmd.Act) -> None:
         if target is not None:
             ctx.combatant(target)
     if spec.needs_target and c.target is None and not c.targets:
+        _refused_as_legal_says(ctx, c.actor, c.action)
         raise Invalid(reason="needs_target", params={"action": c.action})
     if not spec.free:
         if not ctx.game.started:
@@ -297,6 +317,21 @@ def _act(ctx: Ctx, c: cmd.Act) -> None:
         )
     )
     _after(ctx, ctx.rules.act(ctx, c))
+
+
+def _refused_as_legal_says(ctx: Ctx, actor: str, action: str) -> None:
+    """An action `legal` marks disabled, sent with no target because none is left for it
+    (ranks-d100's mana transfer with no partner who has room, RK-30; d100-tcs's pursuit
+    with nobody fleeing, TC-34), is refused under the rule `legal` names, not as a form
+    error: the table's promise is that a disabled entry is refused for the reason shown."""
+    settings = {k: s.default for k, s in ctx.rules.settings.items()} | ctx.settings
+    for entry in ctx.rules.legal(ctx.game, actor, settings):
+        if entry.action == action and not entry.reaction and not entry.enabled and entry.rule:
+            facts = {
+                key: ctx.game.combatants.get(value, value) if isinstance(value, str) else value
+                for key, value in entry.params.items()
+            }
+            raise RuleViolation(rule=entry.rule, reason=entry.reason, params=facts)
 
 
 def _react(ctx: Ctx, c: cmd.React) -> None:

@@ -319,7 +319,7 @@ def _legal(state: EncounterState, gm: bool) -> dict[str, list[dict[str, Any]]]:
     odds. The public board leaves out what a cost would leave of a GM-only resource, and
     the odds computed from one (`reads`)."""
     rules = REGISTRY.get(state.ledger.ruleset)
-    if rules is None:
+    if rules is None or state.ledger.closed:  # after close nothing is offered
         return {}
     game = state.game
     who = [game.actor] if game.actor is not None else []

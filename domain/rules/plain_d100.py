@@ -262,7 +262,7 @@ class PlainD100(Rules):
                 reason=why(my_turn, "not_your_turn")
                 or why(not attacked, "already_attacked")
                 or why(bool(targets), "no_target"),
-                rule="PD-2",
+                rule="PD-2" if my_turn else None,  # not one's turn is no rule of the action
                 targets=targets,
                 **odds("skill"),
             ),
@@ -270,7 +270,7 @@ class PlainD100(Rules):
                 action="second_wind",
                 enabled=my_turn and not winded,
                 reason=why(my_turn, "not_your_turn") or why(not winded, "once_per_session"),
-                rule="PD-3",
+                rule="PD-3" if my_turn else None,
                 targets=[],
             ),
         ]

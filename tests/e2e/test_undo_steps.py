@@ -161,3 +161,41 @@ def test_finding_9_an_undo_to_a_version_an_earlier_undo_reverted_gives_its_board
     arrows = next(t for t in texts if "arrows" in t and "undid" not in t)
     trap = next(t for t in texts if "trap" in t and "undid" not in t)
     assert texts[arrows] is None and texts[trap] == "arrows after all"
+
+
+def test_an_undo_to_every_step_of_a_war_encounter_gives_its_board_and_the_war_stays(
+    api: Api,
+) -> None:
+    """A War's encounter (its combatants are the War's characters, their pools the War's):
+    after an undo to any step end V its board is the board of `?at=V`, and the War is
+    untouched until the close, whatever was undone."""
+    from tests.e2e.test_campaign_http import by_name, j1_and_j2
+
+    war, j1, _ = j1_and_j2(api)
+    made = war.open_encounter()
+    eid, gm = made["id"], made["gm_token"]
+    seen = by_name(api.board(eid, gm))
+    c1, c2 = seen["J1"]["id"], seen["J2"]["id"]
+    api.ok(eid, gm, {"type": "start_combat", "dice": [90, 65]})
+    api.ok(
+        eid,
+        gm,
+        {"type": "act", "actor": c1, "action": "attack_magic", "target": c2, "rank": "A",
+         "dice": [11]},
+    )  # fmt: skip
+    api.ok(eid, gm, {"type": "adjust", "combatant": c2, "resource": "hp", "delta": -5,
+                     "reason": "fall"})  # fmt: skip
+    api.ok(eid, gm, {"type": "apply_condition", "combatant": c1, "name": "dazed", "rounds": 1,
+                     "until": "end_of_turn"})  # fmt: skip
+    batches = _batches(api, eid, gm)
+    arrived = max(e["version"] for b in batches for e in b if e["type"] == "combatant_added")
+    ends = [b[-1]["version"] for b in batches if b[-1]["version"] >= arrived]
+    assert len(ends) >= 4
+    pool = war.char(j1)
+    for to in reversed(ends[:-1]):
+        answer = api.ok(eid, gm, {"type": "undo", "reason": "back", "to_version": to})
+        assert answer["version"] > to
+        _same_as_at(api, eid, gm, to)
+    board = api.board(eid, gm)
+    assert {c["name"] for c in board["combatants"]} == {"J1", "J2"}  # the War's arrivals stay
+    assert war.char(j1) == pool and war.state()["encounters"] == []

@@ -4,8 +4,10 @@ modifiers, set_initiative, add and remove, undo to any step end, dispute and ans
 continue, close) and forced dice to the real decider, and checks after every step:
 
 1. the fight is playable: an actor with an enabled action or End turn, or a pending
-   attack someone can answer, or the fight is decided, closed or not started;
-2. an entry `legal` marks enabled is accepted as sent, one it marks disabled is refused;
+   attack someone can answer, or the fight is decided, closed or not started; and every
+   combatant still in it has a place in the turn order (one added mid-fight too);
+2. an entry `legal` marks enabled is accepted as sent, one it marks disabled is refused,
+   under the rule the entry names;
 3. replaying the whole stream gives the state the incremental fold and the cached
    projection hold;
 4. an undo to a step end V gives the board of `?at=V` (checked at each undo);
@@ -126,6 +128,8 @@ class Play(RuleBasedStateMachine):
     def entries(self) -> list[tuple[str, dict[str, Any]]]:
         rules = REGISTRY[self.ruleset]
         game = self.game
+        if self.t.state.ledger.closed:  # the board offers nothing once closed
+            return []
         who = [game.actor] if game.actor is not None else []
         who += [p.target for p in game.pending]
         out = []
@@ -134,6 +138,13 @@ class Play(RuleBasedStateMachine):
                 for entry in msgspec.to_builtins(rules.legal(game, cid, self._settings())):
                     out.append((cid, entry))
         return out
+
+    def refusal(self, command: cmd.Command) -> Refused | None:
+        try:
+            decide(self.t.state, command, Dice(random.Random(0), self.t.state.ledger.next_roll))
+        except Refused as why:
+            return why
+        return None
 
     def accepted(self, command: cmd.Command) -> str | None:
         try:
@@ -223,7 +234,16 @@ class Play(RuleBasedStateMachine):
         cid, entry = data.draw(st.sampled_from(off), label="disabled")
         for group in _offers(self.ruleset, self.t.state, cid, entry):
             for command in group:
-                assert self.accepted(command) is not None, ("disabled but accepted", cid, entry)
+                why = self.refusal(command)
+                assert why is not None, ("disabled but accepted", cid, entry)
+                assert entry["rule"] is None or why.rule == entry["rule"], (
+                    "refused under another rule than legal names",
+                    cid,
+                    entry,
+                    why.code,
+                    why.rule,
+                    why.message,
+                )
 
     @rule(faces=st.lists(st.sampled_from(FACES), min_size=1, max_size=3))
     def force_dice(self, faces: list[int]) -> None:
@@ -376,10 +396,16 @@ class Play(RuleBasedStateMachine):
         if stop and not game.continued and one_side_left(game) is not None:
             return
         why = (self._story(), game.actor, game.round, game.phase, game.active(), game.order)
+        standing = [c.id for c in game.combatants.values() if c.out is None]
+        assert set(standing) <= set(game.order), ("a combatant has no turn", why)
         assert game.actor is not None or game.pending, ("nobody can act", why)
         assert self.offered(), ("nothing is offered", why)
         if game.actor is not None:
-            assert game.actor in game.combatants and game.combatants[game.actor].out is None
+            # An attacker the GM knocks out while its attack waits for the answer keeps
+            # the turn until the answer (plain-d100, found by the long run); otherwise
+            # the actor stands.
+            assert game.actor in game.combatants
+            assert game.pending or game.combatants[game.actor].out is None, ("out", why)
 
     @invariant()
     def one_fold(self) -> None:

@@ -198,3 +198,54 @@ def test_a_tcs_disengage_condition_is_told_in_words_not_its_code_name() -> None:
     )
     t.send(cmd.Act(actor="c2", action="disengage"))
     assert not any("no_aoo" in line.text for line in t.proj.lines)
+
+
+PAIRS = {
+    "plain-d100": ("guard", "bandit"),
+    "ranks-d100": ("J1", "J2"),
+    "d20-na": ("milicien", "fangeux"),
+    "d100-tcs": ("duelist", "shield_bearer"),
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(PAIRS))
+def test_a_combatant_added_mid_fight_joins_the_order_and_takes_a_turn(ruleset: str) -> None:
+    """The evening's reinforcements: added after the start, a combatant used to stay out
+    of the initiative order for good (every system), seen but never acting."""
+    a, b = PAIRS[ruleset]
+    t = _duel(ruleset, a, b)
+    t.send(cmd.StartCombat())
+    before = list(t.state.game.order)
+    (added, *_) = t.send(cmd.AddCombatant(name="Late", side="b", preset=b))
+    late = added.combatant_id  # type: ignore[attr-defined]
+    game = t.state.game
+    assert late in game.order and [c for c in game.order if c != late] == before
+    assert late in game.scores  # its initiative rolled as the system rolls it
+    acted = set()
+    for _ in range(12):
+        game = t.state.game
+        if game.pending:
+            t.send(cmd.React(actor=game.pending[0].target, reaction="none"))
+        elif game.actor is not None:
+            acted.add(game.actor)
+            t.send(cmd.EndTurn(actor=game.actor))
+    assert late in acted
+    assert any(line.kind == "initiative_set" for line in t.proj.lines)
+
+
+def test_generated_play_an_attacker_knocked_out_while_its_attack_waits_hands_on_after_it() -> None:
+    """The long run's find: the GM's -30 on a plain-d100 attacker whose attack waits for
+    the dodge. The defender still answers; then the turn goes to someone standing."""
+    t = Table("plain-d100")
+    t.send(cmd.AddCombatant(name="G", side="a", preset="guard"))
+    t.send(cmd.AddCombatant(name="B", side="b", preset="bandit"))
+    t.send(cmd.SetInitiative(order=["c2", "c1"]))
+    t.send(cmd.StartCombat())
+    t.send(cmd.Act(actor="c2", action="attack", target="c1"), faces=[10])  # a hit
+    assert t.state.game.pending
+    t.send(cmd.Adjust(combatant="c2", resource="hp", delta=-30, reason="GM"))
+    assert t.state.game.combatants["c2"].out is not None
+    t.send(cmd.React(actor="c1", reaction="none"))
+    game = t.state.game
+    assert not game.pending
+    assert game.actor is None or game.combatants[game.actor].out is None

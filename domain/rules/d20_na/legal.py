@@ -174,7 +174,9 @@ def listing(
                 enabled=why is None,
                 reason=why.reason if why else "",
                 params=why.params if why else {},
-                rule=why.rule if why and why.rule else rule,
+                # Not this actor's turn is no rule of the action's (NA-7 is what a move
+                # costs): the entry names no rule, as the refusal names none.
+                rule=why.rule if why and why.rule else None if why and not my_turn else rule,
                 targets=_targets(game, actor, action, targets),
                 cost=_cost(game, actor, COST.get(action, 2)),
                 choices=_choices(me.sheet, action, s),
