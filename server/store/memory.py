@@ -228,14 +228,15 @@ class MemoryEventStore(MemoryTables):
         ]
 
     async def read_facts_on(
-        self, stream: str, version: int, tip: str
+        self, stream: str, version: int, tip: str, upto: int | None = None
     ) -> tuple[list[dict[str, Any]], str]:
-        """Facts after `version` if the stream still holds `tip` there, and its last hash."""
+        """Facts after `version` (to `upto`) if the stream still holds `tip` there, and
+        the last one's hash."""
         await self._turn()
         kept = self._streams.get(stream, [])
         if version > 0 and (len(kept) < version or kept[version - 1].hash != tip):
             raise HistoryRewritten(stream, version)
-        new = self._range(stream, version, None)
+        new = self._range(stream, version, upto)
         facts = [
             {"stream": stream, "version": s.version, "type": s.type,
              "data": _DECODE_OBJECT(s.data), "meta": _lean(s.meta)}

@@ -157,10 +157,11 @@ class EventStore(Protocol):
         ...
 
     async def read_facts_on(
-        self, stream: str, version: int, tip: str
+        self, stream: str, version: int, tip: str, upto: int | None = None
     ) -> tuple[list[dict[str, Any]], str]:
-        """Like read_facts after `version`, for a reader whose last event there had hash
-        `tip` (GENESIS at 0): the facts, and the hash of the stream's last event.
+        """Like read_facts after `version` (up to `upto`, when given), for a reader whose
+        last event there had hash `tip` (GENESIS at 0): the facts, and the hash of the
+        last one returned (`tip` when none is).
 
         Raises HistoryRewritten if the stream holds no event at `version` or another one.
         """

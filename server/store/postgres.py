@@ -101,7 +101,7 @@ SELECT version, type, data::text, hash, meta->>'command_id', meta->>'blind',
 _SQL_READ_FACTS_ON = """
 SELECT version, type, CASE WHEN version > $2 THEN data::text END, hash,
        meta->>'command_id', meta->>'blind', (meta->>'veiled')::boolean FROM events
- WHERE stream = $1 AND version >= $2
+ WHERE stream = $1 AND version >= $2 AND version <= $3
  ORDER BY version"""
 # Only rows below the snapshot's xmin: every writer that might still commit a lower
 # position has finished (schema.sql, "Ordering for tailing readers"). The scalar
@@ -307,11 +307,12 @@ class PostgresEventStore(PostgresTables):
         ]
 
     async def read_facts_on(
-        self, stream: str, version: int, tip: str
+        self, stream: str, version: int, tip: str, upto: int | None = None
     ) -> tuple[list[dict[str, Any]], str]:
-        """Facts after `version` if the stream still holds `tip` there, and its last hash
-        (one query: the row at `version` comes along, without its data)."""
-        rows = await self._pool.fetch(_SQL_READ_FACTS_ON, stream, version)
+        """Facts after `version` (to `upto`) if the stream still holds `tip` there, and the
+        last one's hash (one query: the row at `version` comes along, without its data)."""
+        limit = upto if upto is not None else 2**62
+        rows = await self._pool.fetch(_SQL_READ_FACTS_ON, stream, version, limit)
         if version > 0:
             if not rows or rows[0][0] != version or rows[0][3] != tip:
                 self._heads.pop(stream, None)
@@ -319,7 +320,8 @@ class PostgresEventStore(PostgresTables):
             rows = rows[1:]
         if not rows:
             return [], tip
-        self._remember(stream, rows[-1][0], rows[-1][3])
+        if upto is None:  # read to the end: the head, for the next append
+            self._remember(stream, rows[-1][0], rows[-1][3])
         decode = _DECODE_OBJECT
         facts = [
             {"stream": stream, "version": r[0], "type": r[1], "data": decode(r[2]),

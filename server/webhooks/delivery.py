@@ -39,12 +39,13 @@ import asyncpg
 import msgspec
 
 from domain import events as ev
+from domain.chain import GENESIS
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
 from projections.words.webhooks import message
 from server.services.encounters import stream_of
 from server.services.metrics import Metrics
-from server.store.port import Claimed, NewDelivery, Store
+from server.store.port import Claimed, HistoryRewritten, NewDelivery, Store
 from server.webhooks.outbound import Allow, Unsafe, post
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,7 @@ class Webhooks:
         self.settings = settings
         self.metrics = metrics or Metrics()  # deliveries by outcome
         self._folds: dict[str, Projection] = {}
+        self._tips: dict[str, str] = {}  # the hash of the last event each fold holds
         self._watched: set[str] = set()  # encounters with a webhook, refreshed every tick
         self._due = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -142,7 +144,7 @@ class Webhooks:
         hooks = await self.store.webhook_heads()
         self._watched = {stream_of(h.encounter) for h in hooks}
         for stream in set(self._folds) - self._watched:  # webhook gone: drop its fold
-            del self._folds[stream]
+            self._drop(stream)
         for h in hooks:
             if h.head > h.checkpoint:
                 await self._scan_one(h.id)
@@ -154,7 +156,13 @@ class Webhooks:
                 return
             stream = stream_of(hook.encounter)
             proj = await self._fold(stream, hook.checkpoint)
-            envs = await self.store.read_facts(stream, after=proj.version, upto=proj.version + 500)
+            try:
+                envs, tip = await self.store.read_facts_on(
+                    stream, proj.version, self._tips.get(stream, GENESIS), proj.version + 500
+                )
+            except HistoryRewritten:  # rewritten since the fold just now: next wake
+                self._drop(stream)
+                return
             if not envs:
                 return
             rows: list[NewDelivery] = []
@@ -174,6 +182,7 @@ class Webhooks:
                 )
                 rows.append(NewDelivery(uuid.uuid4().hex, hook_id, env["version"], kind,
                                         body.decode()))  # fmt: skip
+            self._tips[stream] = tip
             if rows:
                 await self.store.enqueue(rows, conn=conn)
             await self.store.move_checkpoint(hook_id, proj.version, conn=conn)
@@ -181,13 +190,39 @@ class Webhooks:
             self._due.set()
 
     async def _fold(self, stream: str, upto: int) -> Projection:
-        """The encounter folded to exactly `upto` (cached between scans)."""
+        """The encounter folded to exactly `upto` (cached between scans).
+
+        A cached fold is only extended if the store still holds the event it was folded
+        to (its hash, like the service's cache): after a restore or an asynchronous
+        failover behind this instance it is dropped and the stream folded again, so no
+        delivery is worded from a history the database no longer has (issue 23)."""
         proj = self._folds.get(stream)
         if proj is None or proj.version > upto:
+            self._drop(stream)
             proj = self._folds[stream] = Projection(keep=0)
-        if proj.version < upto:
-            proj.extend(await self.store.read_facts(stream, after=proj.version, upto=upto))
+        if proj.version == upto:
+            return proj  # the scan's read checks it still holds that history
+        tip = self._tips.get(stream, GENESIS)
+        try:
+            facts, tip = await self.store.read_facts_on(stream, proj.version, tip, upto)
+        except HistoryRewritten:
+            log.warning(
+                "history reset: %s no longer holds the event the webhook fold saw at"
+                " version %d (database restored or failed over); folding it again",
+                stream,
+                proj.version,
+            )
+            self.metrics.history_resets += 1
+            self._drop(stream)
+            proj = self._folds[stream] = Projection(keep=0)
+            facts, tip = await self.store.read_facts_on(stream, 0, GENESIS, upto)
+        proj.extend(facts)
+        self._tips[stream] = tip
         return proj
+
+    def _drop(self, stream: str) -> None:
+        self._folds.pop(stream, None)
+        self._tips.pop(stream, None)
 
     # --- delivering ------------------------------------------------------------------
     async def _working(self) -> None:

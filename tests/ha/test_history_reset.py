@@ -52,6 +52,8 @@ async def test_reading_on_from_a_tip_the_store_no_longer_holds_raises_history_re
     assert await event_store.read_facts_on(stream, 4, appended[3].hash) == ([], appended[3].hash)
     everything, _ = await event_store.read_facts_on(stream, 0, GENESIS)
     assert len(everything) == 4
+    upto, tip = await event_store.read_facts_on(stream, 1, appended[0].hash, upto=3)
+    assert [f["version"] for f in upto] == [2, 3] and tip == appended[2].hash
     with pytest.raises(HistoryRewritten):  # the store is behind the reader
         await event_store.read_facts_on(stream, 6, "f" * 64)
     with pytest.raises(HistoryRewritten):  # the store holds another event at version 2
@@ -177,3 +179,38 @@ def until_ok(api: Api, eid: str, token: str, body: dict[str, Any]) -> dict[str, 
         assert r is None or r.status_code == 503, r.text
         assert time.monotonic() < deadline, "commands did not come back in 15 s"
         time.sleep(0.2)
+
+
+async def test_a_webhook_fold_on_a_store_holding_another_history_is_folded_again() -> None:
+    """The webhook worker's own fold is a cache too: on a database that holds another
+    event where it had folded one, it is dropped and folded again from the store."""
+    from projections.view import Projection
+    from server.webhooks.delivery import Settings, Webhooks
+
+    first = MemoryEventStore()
+    svc = EncounterService(first, Metrics())
+    eid = (await svc.create("plain-d100", "Hooked", {}))["id"]
+    for i in range(3):
+        await svc.execute(eid, cmd.Roll(expr="1d20", purpose=f"a{i}"), GM)
+    stream = stream_of(eid)
+    metrics = Metrics()
+    hooks = Webhooks(first, Settings(), metrics)
+    seen = await hooks._fold(stream, 4)
+    assert seen.version == 4 and metrics.history_resets == 0
+
+    # Another copy: the same first three events, then other rolls from version 4 on.
+    other = MemoryEventStore()
+    facts = await first.read_facts(stream, upto=3)
+    await other.append(stream, 0, [NewEvent(f["type"], f["data"]) for f in facts], {})
+    await other.add_seeds(eid, await first.seeds(eid))
+    svc.store = other
+    for i in range(3):
+        await svc.execute(eid, cmd.Roll(expr="1d6", purpose=f"b{i}"), GM)
+    hooks.store = other
+    folded = await hooks._fold(stream, 5)
+    assert metrics.history_resets == 1
+    fresh = Projection(keep=0)
+    fresh.extend(await other.read_facts(stream, upto=5))
+    assert folded.version == 5 and folded.state == fresh.state
+    again = await hooks._fold(stream, 6)  # the new history's fold is extended as usual
+    assert again.version == 6 and metrics.history_resets == 1
