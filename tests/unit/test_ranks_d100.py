@@ -838,7 +838,9 @@ def test_legal_lists_each_action_with_its_rule_targets_and_ranks() -> None:
         e["action"]: e
         for e in msgspec.to_builtins(REGISTRY["ranks-d100"].legal(t.state.game, b, rules))
     }
-    assert theirs["attack_physical"]["rule"] == "RK-15"
+    # Not one's phase (RK-15) is the core's turn refusal, which names no rule; so does legal.
+    assert theirs["attack_physical"]["reason"] == "not_your_attack_phase"
+    assert theirs["attack_physical"]["rule"] is None
 
 
 # --- settings (the Proposed resolutions) ----------------------------------------------

@@ -102,7 +102,7 @@ def _attack_extras(me: Combatant, action: str, cfg: Mapping[str, Any],
 def _entry(
     action: str,
     rule: str,
-    reasons: list[tuple[bool, str | Refused, str]],
+    reasons: list[tuple[bool, str | Refused, str | None]],
     targets: list[str],
     ranks: list[str] | None = None,
     choices: dict[str, Any] | list[str] | None = None,
@@ -166,13 +166,15 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
     out_of_it = Refused(
         "rule_violation", reason="out_of_the_fight", params={"who": me, "out": me.out}
     )
-    alive: tuple[bool, str | Refused, str] = (me.out is None, out_of_it, "RK-25")
-    my_turn: tuple[bool, str | Refused, str] = (
+    alive: tuple[bool, str | Refused, str | None] = (me.out is None, out_of_it, "RK-25")
+    # Whose turn it is, and an attack waiting for its answer, are the core's refusals,
+    # which name no rule: nor does the entry then (legal is refused as it says).
+    my_turn: tuple[bool, str | Refused, str | None] = (
         game.started and game.actor == actor and not game.pending,
-        "not_your_attack_phase",
-        "RK-15",
+        "waiting_for_defense" if game.actor == actor and game.pending else "not_your_attack_phase",
+        None,
     )
-    slot: tuple[bool, str | Refused, str] = (
+    slot: tuple[bool, str | Refused, str | None] = (
         game.uses(actor, "complex") < int(cfg["complex_actions_per_phase"]),
         "complex_action_made",
         "RK-17",
@@ -337,7 +339,7 @@ def _reaction_switch(game: Game, me: Combatant, option: str, choices: Mapping[st
     return None
 
 
-def _known(me: Combatant, action: str) -> tuple[bool, str | Refused, str]:
+def _known(me: Combatant, action: str) -> tuple[bool, str | Refused, str | None]:
     """An NP or Advanced Spell attack needs one on the sheet (RK-52, RK-55)."""
     if action == "noble_phantasm":
         return bool(me.sheet.get("noble_phantasms")), "knows_no_np", "RK-52"
