@@ -32,9 +32,12 @@ def test_the_last_turn_is_served_as_a_forum_post_in_french(api: Api) -> None:
     r = export(api, f, f["gm"], format="bbcode", scope="last_turn", lang="fr")
     assert r.status_code == 200, r.text
     post = r.text
-    assert "[b]Tour de Guard[/b]" in post and "Initiative" not in post
+    # The round's order is not in the last turn; the Ogre's, who came in during it, is.
+    assert "[b]Tour de Guard[/b]" in post and post.count("Initiative") == 1
+    (order,) = [line for line in post.splitlines() if "Initiative" in line]
+    assert "Initiative : " in order and "Ogre" in order
     assert "Bandit ne se défend pas : 8 dégâts, PV 24 -> 16" in post
-    assert f"/e/{f['id']}?roll=3]#3[/url]" in post and post.count("[url=http://") >= 1
+    assert f"/e/{f['id']}?roll=4]#4[/url]" in post and post.count("[url=http://") >= 1
     assert "ogre wakes" not in post
 
 
