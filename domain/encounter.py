@@ -295,7 +295,6 @@ def _act(ctx: Ctx, c: cmd.Act) -> None:
         if target is not None:
             ctx.combatant(target)
     if spec.needs_target and c.target is None and not c.targets:
-        _refused_as_legal_says(ctx, c.actor, c.action)
         raise Invalid(reason="needs_target", params={"action": c.action})
     if not spec.free:
         if not ctx.game.started:
@@ -319,16 +318,26 @@ def _act(ctx: Ctx, c: cmd.Act) -> None:
     _after(ctx, ctx.rules.act(ctx, c))
 
 
-def _refused_as_legal_says(ctx: Ctx, actor: str, action: str) -> None:
+def _refused_as_legal_says(state: EncounterState, c: cmd.Act) -> None:
     """An action `legal` marks disabled, sent with no target because none is left for it
     (ranks-d100's mana transfer with no partner who has room, RK-30; d100-tcs's pursuit
-    with nobody fleeing, TC-34), is refused under the rule `legal` names, not as a form
-    error: the table's promise is that a disabled entry is refused for the reason shown."""
-    settings = {k: s.default for k, s in ctx.rules.settings.items()} | ctx.settings
-    for entry in ctx.rules.legal(ctx.game, actor, settings):
-        if entry.action == action and not entry.reaction and not entry.enabled and entry.rule:
+    with nobody fleeing, TC-34; a d100-tcs spell with no foe in the fight, TC-9), is
+    refused under the rule `legal` names, not as a form error or over an option the
+    sender could not have chosen: a disabled entry is refused for the reason shown.
+    Asked only once the command is refused, of the state before it: no cost on the
+    accepted path."""
+    rules = rules_of(state)
+    spec = rules.actions.get(c.action)
+    if spec is None or c.actor not in state.game.combatants:
+        return
+    settings = {k: s.default for k, s in rules.settings.items()} | state.ledger.settings
+    for entry in rules.legal(state.game, c.actor, settings):
+        if entry.action != c.action or entry.reaction or entry.enabled or not entry.rule:
+            continue
+        if spec.needs_target or (entry.reason == "no_target" and not entry.targets):
+            game = state.game
             facts = {
-                key: ctx.game.combatants.get(value, value) if isinstance(value, str) else value
+                key: game.combatants.get(value, value) if isinstance(value, str) else value
                 for key, value in entry.params.items()
             }
             raise RuleViolation(rule=entry.rule, reason=entry.reason, params=facts)
@@ -578,7 +587,15 @@ def decide_and_fold(
         _gm_only(who, "enter physical dice")
         dice = dicelib.ManualRoller(manual)
     ctx = Ctx(state, dice, who, rules_of(state), clone=not give_up)
-    HANDLERS[type(command)](ctx, command)
+    try:
+        HANDLERS[type(command)](ctx, command)
+    except (Forbidden, NotFound):
+        raise
+    except Refused:
+        untargeted = isinstance(command, cmd.Act) and not command.target and not command.targets
+        if untargeted and not give_up:  # `state` is as it was: ask legal why
+            _refused_as_legal_says(state, command)  # type: ignore[arg-type]
+        raise
     ctx.rules.after_command(ctx)
     actor = ctx.game.actor
     current = ctx.game.combatants.get(actor) if actor is not None else None

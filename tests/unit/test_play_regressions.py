@@ -11,7 +11,8 @@ import pytest
 
 from domain import commands as cmd
 from domain import events as ev
-from domain.errors import Invalid
+from domain.errors import Invalid, Refused
+from domain.rules import REGISTRY
 from domain.state import Principal
 from projections.words.refusals import said
 from tests.unit.play import Table, undo_view
@@ -249,3 +250,22 @@ def test_generated_play_an_attacker_knocked_out_while_its_attack_waits_hands_on_
     game = t.state.game
     assert not game.pending
     assert game.actor is None or game.combatants[game.actor].out is None
+
+
+def test_TC_9_a_spell_with_no_foe_left_is_refused_under_the_rule_legal_names() -> None:
+    """The long run's find: with no foe in the fight (the GM went on with one side), legal
+    showed `cast` disabled for TC-9 (no target) while the decider refused a cast sent as
+    offered under TC-10 (no spell named), an option the caster could not choose."""
+    t = _duel("d100-tcs", "mage", "duelist", QUIET)
+    t.send(cmd.StartCombat(), faces=[10, 20])
+    t.send(cmd.RemoveCombatant(combatant="c2", reason="fled the field"))
+    t.send(cmd.ContinueCombat(reason="on"))
+    game = t.state.game
+    assert game.actor == "c1"
+    rules = {k: s.default for k, s in REGISTRY["d100-tcs"].settings.items()} | QUIET
+    (cast,) = [e for e in REGISTRY["d100-tcs"].legal(game, "c1", rules) if e.action == "cast"]
+    assert not cast.enabled and cast.rule == "TC-9" and cast.targets == []
+    with pytest.raises(Refused) as refused:
+        t.send(cmd.Act(actor="c1", action="cast"))
+    assert (refused.value.rule, refused.value.reason) == ("TC-9", "no_target")
+    assert refused.value.status == 422

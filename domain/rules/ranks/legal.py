@@ -217,9 +217,12 @@ def legal(game: Game, actor: str, cfg: Mapping[str, Any]) -> list[LegalAction]:
             "RK-50",
             [
                 alive,
+                # As the decider checks it (ranks/actions.py luck): one's own attack
+                # phase or a defence of one's own (RK-50), before the action's die (RK-19).
+                (my_turn[0] or pending is not None, "luck_before_own_action", "RK-50"),
                 (
-                    (my_turn[0] and slot[0]) or pending is not None,
-                    "luck_before_own_roll",
+                    not my_turn[0] or game.uses(actor, "complex") == 0,
+                    "luck_before_action_die",
                     "RK-19",
                 ),
                 (not me.status.get("luck"), "luck_result_waiting", "RK-AMB-15"),
