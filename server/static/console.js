@@ -4,6 +4,7 @@ import { api } from "./api.js";
 import { html, patch, $, $$, setOptions, copyText } from "./dom.js";
 import { t, localized, outcome, lang } from "./i18n.js";
 import { openAudit, proofBadge } from "./audit.js";
+import { confirmClose } from "./confirm.js";
 import { warSaved, save } from "./store.js";
 import {
   bindTools, renderTools, conditionsShell, turnExtras, hideShell, hiddenChosen, disputeItem,
@@ -501,7 +502,9 @@ export function bindGm(app) {
   bindCommands(app, $("#gm-pending"), gmMsg);
   $("#btn-init").addEventListener("click", () => app.send({ type: "roll_initiative" }, gmMsg));
   $("#btn-start").addEventListener("click", () => app.send({ type: "start_combat" }, gmMsg));
-  $("#btn-close").addEventListener("click", () => app.send({ type: "close", reason: "" }, $("#undo-msg")));
+  $("#btn-close").addEventListener("click", async () => {
+    if (await confirmClose()) await app.send({ type: "close", reason: "" }, $("#undo-msg"));
+  });
 
   const preset = $("#add-preset");
   const syncSheet = () => {

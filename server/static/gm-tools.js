@@ -5,6 +5,7 @@
 import { api } from "./api.js";
 import { html, patch, $, $$, setOptions } from "./dom.js";
 import { t, localized } from "./i18n.js";
+import { confirmClose, confirmRemove } from "./confirm.js";
 
 const COMMON_CONDITIONS = ["prone", "stunned", "grappled", "blinded", "frightened", "bleeding"];
 
@@ -111,6 +112,8 @@ function bindCards(app) {
     } else if (btn.dataset.uncond) {
       body = { type: "remove_condition", combatant: cid, name: btn.dataset.uncond };
     } else if (btn.dataset.remove) {
+      const who = (app.board?.combatants || []).find((c) => c.id === cid);
+      if (!(await confirmRemove(who ? who.name : cid, Boolean(app.board?.started)))) return;
       body = { type: "remove_combatant", combatant: cid, reason: "GM" };
     }
     if (!body) return;
@@ -187,7 +190,9 @@ function bindTurnExtras(app) {
     const btn = e.target.closest("button[data-decide]");
     if (!btn) return;
     clearMessages();
-    const body = btn.dataset.decide === "close" ? { type: "close", reason: "" } : { type: "continue_combat" };
+    const closing = btn.dataset.decide === "close";
+    if (closing && !(await confirmClose())) return;
+    const body = closing ? { type: "close", reason: "" } : { type: "continue_combat" };
     await app.send(body, $("#gm-msg"));
     keepFocus(app, "#turn-card");
   });

@@ -131,8 +131,44 @@ def test_the_gm_removes_a_combatant_from_its_card(page: Any, fight: Fight) -> No
     open_console(page, fight)
     expect(card(page, "c3")).to_have_count(1)
     card(page, "c3").locator("button[data-remove=c3]").click()
+    page.click("#confirm-ok")
     expect(card(page, "c3")).to_have_count(0)
     assert [c["id"] for c in fight.board()["combatants"]] == ["c1", "c2"]
+
+
+def test_remove_asks_first_and_cancel_keeps_the_combatant(page: Any, fight: Fight) -> None:
+    fight.add("Thug", "outlaws", "bandit")
+    fight.send({"type": "start_combat", "dice": [50, 20, 10]})
+    open_console(page, fight)
+    version = fight.board()["version"]
+    card(page, "c3").locator("button[data-remove=c3]").click()
+    dialog = page.get_by_role("dialog", name="Remove Thug?")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Thug leaves the fight now")
+    assert page.evaluate("document.activeElement.id") == "confirm-cancel"  # the safe choice
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(card(page, "c3")).to_have_count(1)
+    assert fight.board()["version"] == version  # nothing sent
+
+
+def test_close_asks_first_says_what_close_does_and_cancel_changes_nothing(
+    page: Any, fight: Fight
+) -> None:
+    fight.send({"type": "start_combat"})
+    open_console(page, fight)
+    version = fight.board()["version"]
+    page.click("#btn-close")
+    dialog = page.get_by_role("dialog", name="Close the encounter and reveal the dice?")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("No undo can revert a close.")
+    page.click("#confirm-cancel")
+    expect(dialog).to_have_count(0)
+    assert fight.board()["version"] == version and not fight.board()["encounter"]["closed"]
+    page.click("#btn-close")
+    page.click("#confirm-ok")
+    expect(page.locator("#gm-closed")).to_contain_text("Closed · dice revealed")
+    assert fight.board()["encounter"]["closed"]
 
 
 def test_hp_hidden_at_add_time_is_not_in_the_players_view(
@@ -213,6 +249,7 @@ def test_a_closed_encounter_disables_every_control_and_shows_one_verified_banner
     fight.send({"type": "start_combat"})  # two server rolls of initiative
     open_console(page, fight)
     page.click("#btn-close")
+    page.click("#confirm-ok")
     banner = page.locator("#gm-closed")
     expect(banner).to_contain_text("Closed · dice revealed")
     expect(banner.locator("[data-proof]")).to_have_attribute("data-proof", "verified")

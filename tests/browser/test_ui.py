@@ -379,6 +379,7 @@ def test_after_close_a_server_roll_is_verified_in_its_audit(
     enc = after_the_first_attack(ui_server.base)
     gm, player = gm_console(browser, enc), player_page(browser, enc)
     gm.click("#btn-close")
+    gm.click("#confirm-ok")  # close asks first (no undo reverts it)
     expect(gm.locator(".status .badge.closed")).to_be_visible()
     expect(player.locator(".status .badge.closed")).to_be_visible()
     gm.locator(f"#log button[data-roll='{enc.roll_seq('dodge')}']").click()

@@ -190,6 +190,7 @@ def test_the_gm_adjusts_j2s_hp_and_closes_the_encounter(
     top = war.maxima("J2")["hp"]
     expect(line).to_have_text(f"{top - WOUND}/{top}")
     gm.click("#btn-close")
+    gm.click("#confirm-ok")  # close asks first (no undo reverts it)
     expect(gm.locator(".status .badge.closed")).to_be_visible()
 
 
