@@ -67,7 +67,8 @@ function bar(c, key) {
     return html`<div class="res hidden-res" data-res="${key}"><span class="res-name">${label}</span>
       <span class="res-val">${t("hidden")}</span></div>`;
   }
-  const pct = max ? Math.max(0, Math.min(100, Math.round((100 * v) / max))) : 100;
+  // No maximum known: a full bar; a maximum of 0 (0/0): an empty one.
+  const pct = max ? Math.max(0, Math.min(100, Math.round((100 * v) / max))) : max === 0 ? 0 : 100;
   const kind = /^(hp|pv|health)$/i.test(key) ? "hp" : /mana|mp/i.test(key) ? "mana" : "other";
   return html`<div class="res ${kind}" data-res="${key}">
     <span class="res-name">${label}</span>

@@ -375,9 +375,17 @@ export function bindPlayer(app) {
 }
 
 export function renderPlayer(app, b) {
+  const closed = b.encounter.closed;
+  // After close nothing is played: the forms go off and the page says so (a dispute of a
+  // roll stays open to everyone, CONTRACT section 4).
+  $$("#proll-form input, #proll-form select, #proll-form button").forEach((el) => { el.disabled = closed; });
   patch($("#mine"), app.mine.map((cid) => {
     const c = b.combatants.find((x) => x.id === cid);
     if (!c) return "";
+    if (closed) {
+      return html`<div class="mine" data-cid="${cid}" data-closed=""><h3>${c.name}</h3>
+        <p class="muted">${t("player_closed")}</p></div>`;
+    }
     const pending = b.pending.filter((p) => p.target === cid);
     const turn = b.started && b.actor === cid && !b.encounter.closed;
     // The actor's attack waits on someone else's defence: not a turn to play yet.

@@ -3,7 +3,7 @@
 export const CONSOLE_STRINGS = {
   en: {
     conditions: "Conditions", condition: "Condition", cond_apply: "Apply condition",
-    cond_rounds: "Turns (empty: until removed)", cond_until: "Ends at", cond_end: "end of its turn",
+    cond_rounds: "The bearer's turns (empty: until removed)", cond_until: "Ends at", cond_end: "end of its turn",
     cond_start: "start of its turn", cond_modifier: "Check modifier (optional)", cond_note: "Note (optional)",
     cond_left: "{n} left", cond_until_removed: "until removed", cond_remove: "Remove {name}",
     cond_name_needed: "A condition needs a name.", cond_rule_mod: "{mod} to checks",
@@ -29,7 +29,7 @@ export const CONSOLE_STRINGS = {
   },
   fr: {
     conditions: "États", condition: "État", cond_apply: "Appliquer l’état",
-    cond_rounds: "Tours (vide : jusqu’à retrait)", cond_until: "Finit au", cond_end: "fin de son tour",
+    cond_rounds: "Tours du porteur (vide : jusqu’à retrait)", cond_until: "Finit au", cond_end: "fin de son tour",
     cond_start: "début de son tour", cond_modifier: "Modificateur aux tests (facultatif)", cond_note: "Note (facultative)",
     cond_left: "encore {n}", cond_until_removed: "jusqu’à retrait", cond_remove: "Retirer {name}",
     cond_name_needed: "Un état a besoin d’un nom.", cond_rule_mod: "{mod} aux tests",

@@ -239,3 +239,34 @@ def test_the_home_page_carries_this_browsers_encounters_to_another_device(
 
 def test_no_console_errors_in_any_page(console: Any) -> None:
     assert console.errors == []
+
+
+def test_after_close_the_players_page_turns_its_forms_off_and_says_closed(
+    table: Table, open_page: Callable[..., Any]
+) -> None:
+    table.send({"type": "start_combat", "dice": [20, 50]})  # Bandit (c2, Alice's) first
+    player = open_page(table.player_url, "player")
+    expect(player.locator("#mine li.action button").first).to_be_enabled()
+    table.send({"type": "close"})
+    mine = player.locator("#mine div.mine[data-cid=c2]")
+    expect(mine).to_have_attribute("data-closed", "")
+    expect(mine).to_contain_text("The encounter is closed: nothing more is played.")
+    expect(player.locator("#mine button")).to_have_count(0)
+    expect(player.locator("#proll-form button[type=submit]")).to_be_disabled()
+    expect(player.locator("#entropy-form")).to_be_hidden()
+
+
+def test_a_resource_of_zero_out_of_zero_draws_an_empty_bar(
+    ui_server: Any, open_page: Callable[..., Any]
+) -> None:
+    with httpx.Client(base_url=ui_server.base, timeout=10) as http:
+        made = http.post("/api/encounters", json={"ruleset": "d100-tcs", "name": "Bars"}).json()
+        body = {"type": "add_combatant", "name": "Archer", "side": "a", "preset": "archer"}
+        r = http.post(f"/api/encounters/{made['id']}/commands", json=body,
+                      headers={"Authorization": f"Bearer {made['gm_token']}"})  # fmt: skip
+        assert r.status_code == 200, r.text
+    page = open_page(f"{ui_server.base}/e/{made['id']}", "spectator")
+    energy = page.locator("#sides [data-res=energy] .res-bar > span")
+    expect(energy).to_have_attribute("style", "width:0%")  # 0/0: nothing in it
+    hp = page.locator("#sides [data-res=hp] .res-bar > span")
+    expect(hp).to_have_attribute("style", "width:100%")  # 18/18
