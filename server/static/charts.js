@@ -24,9 +24,10 @@ export function barChart(bars, { expected = null, label = "", height = 110 } = {
   const H = height;
   const top = 8;
   const bottom = 18;
-  const left = 26;
   const plot = H - top - bottom;
   const peak = Math.max(1, expected ?? 0, ...bars.map((b) => b.value));
+  // Room for the peak's label at the left of the axis ("1,550" was cut to ".,550").
+  const left = Math.max(26, Math.ceil(10 + 6.2 * num(peak, 1).length));
   const step = (W - left - 4) / Math.max(1, bars.length);
   const y = (v) => top + plot - (plot * v) / peak;
   const every = Math.max(1, Math.ceil(bars.length / 10));

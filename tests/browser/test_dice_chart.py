@@ -64,3 +64,26 @@ def test_the_board_shows_the_dice_chart_after_a_dozen_rolls(
     snap(page, shots, "dice-audit", full_page=False)
     ctx.close()
     assert not console.errors, console.errors
+
+
+def test_a_bar_charts_axis_label_of_four_digits_is_not_cut(
+    browser: Any, ui_server: Any, console: Any
+) -> None:
+    """The resolver's chart showed ".,550" for 1,550: the label ran off the left edge."""
+    ctx = browser.new_context(viewport=WIDE, locale="en-US")
+    page = ctx.new_page()
+    console.watch(page, "chart-axis")
+    page.goto(f"{ui_server.base}/")
+    left = page.evaluate(
+        """async () => {
+            const { barChart } = await import('/static/charts.js');
+            const box = document.createElement('div');
+            box.style.width = '320px';
+            box.innerHTML = String(barChart([{label: '1', value: 1550}, {label: '2', value: 700}]));
+            document.body.append(box);
+            const label = [...box.querySelectorAll('text.ax')].find((t) => t.textContent === '1,550');
+            return label ? label.getBBox().x : null;
+        }"""
+    )
+    ctx.close()
+    assert left is not None and left >= 0
