@@ -8,7 +8,11 @@ import { warApi } from "./war.js";
 
 function settingField(key, s) {
   const id = `set-${key.replace(/[^\w-]/g, "_")}`;
-  const help = html`<small class="muted">${localized(s, "description")} · <code class="rule">${s.rule}</code> · ${t("default")}: <b>${typeof s.default === "object" ? JSON.stringify(s.default) : String(s.default)}</b></small>`;
+  // The label is what the setting does, in the page's language; its key (what the API
+  // and the URL take) and its rule are the fine print under it.
+  const words = localized(s, "description") || key;
+  const label = words.charAt(0).toUpperCase() + words.slice(1);
+  const help = html`<small class="muted"><code>${key}</code> · <code class="rule">${s.rule}</code> · ${t("default")}: <b>${typeof s.default === "object" ? JSON.stringify(s.default) : String(s.default)}</b></small>`;
   let input;
   if (s.choices && s.choices.length > 1) {
     input = html`<select id="${id}" data-key="${key}">${s.choices.map((c) => html`
@@ -24,7 +28,7 @@ function settingField(key, s) {
   } else {
     input = html`<input id="${id}" type="text" data-key="${key}" value="${String(s.default)}">`;
   }
-  return html`<div class="setting"><label for="${id}"><code>${key}</code></label>${input}${help}</div>`;
+  return html`<div class="setting" data-setting="${key}"><label for="${id}">${label}</label>${input}${help}</div>`;
 }
 
 function readSettings(rules) {

@@ -388,3 +388,20 @@ def test_after_close_a_server_roll_is_verified_in_its_audit(
     expect(body).to_contain_text("dodge")
     snap(gm, shots, "audit", full_page=False)
     gm.keyboard.press("Escape")
+
+
+@pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
+def test_the_home_pages_settings_are_labelled_in_words_not_raw_keys(
+    browser: Browser, locale: str
+) -> None:
+    """Issue 25: the settings showed `crit.success_max` as their label."""
+    page = browser.open("/", "home", locale=locale)
+    page.select_option("#ruleset", "d20-na")
+    box = page.locator("#settings [data-setting='test.success_cmp']")
+    label = box.locator("label")
+    words = "A d20 test succeeds" if locale == "en-US" else "Un test au d20 réussit"
+    expect(label).to_contain_text(words)
+    assert "test.success_cmp" not in label.inner_text()
+    expect(box.locator("small code").first).to_have_text("test.success_cmp")  # the API's key
+    labels = page.locator("#settings .setting label").all_inner_texts()
+    assert labels and not [t for t in labels if re.fullmatch(r"[\w.]+", t.strip())]
