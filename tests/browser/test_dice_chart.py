@@ -81,7 +81,8 @@ def test_a_bar_charts_axis_label_of_four_digits_is_not_cut(
             box.style.width = '320px';
             box.innerHTML = String(barChart([{label: '1', value: 1550}, {label: '2', value: 700}]));
             document.body.append(box);
-            const label = [...box.querySelectorAll('text.ax')].find((t) => t.textContent === '1,550');
+            const label = [...box.querySelectorAll('text.ax')]
+                .find((t) => t.textContent === '1,550');
             return label ? label.getBBox().x : null;
         }"""
     )
