@@ -358,6 +358,14 @@ function bind() {
     $(`#sim-name-${side}`).addEventListener("input", readForm);
   }
   for (const id of ["#sim-fights", "#sim-seed", "#sim-save"]) $(id).addEventListener("change", readForm);
+  // An error said about the input goes once the input changes: it may be fixed now, and a
+  // stale error would claim otherwise (the next run says again what is still wrong).
+  const stale = () => {
+    if ($("#sim-msg").classList.contains("error")) say("");
+    $("#sim-fights").removeAttribute("aria-invalid");
+  };
+  $("#sim-form").addEventListener("input", stale);
+  $("#sim-form").addEventListener("change", stale);
   $("#sim-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     if (sim.running) return;
