@@ -114,6 +114,11 @@ def _step(trail: _Trail, envelope: Mapping[str, Any], seq: int, proj: Projection
         trail.disputes.append(
             {"by": data.get("by"), "reason": data.get("reason"), "version": proj.version}
         )
+    elif kind == "dispute_answered" and data.get("seq") == seq:
+        # The GM's answer closes every dispute of the roll still open (CONTRACT 4).
+        for d in trail.disputes:
+            if "answer" not in d:
+                d["answer"], d["answered_version"] = data.get("answer"), proj.version
 
 
 def _command(envelope: Mapping[str, Any]) -> Any:
@@ -247,6 +252,8 @@ def audit_text(record: Mapping[str, Any]) -> str:
         out.append(
             f"Disputed by {principal(str(d['by']))} at version {d['version']}: {d['reason']}"
         )
+        if "answer" in d:
+            out.append(f"  GM's answer at version {d['answered_version']}: {d['answer']}")
     return "\n".join(out)
 
 

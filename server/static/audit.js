@@ -85,7 +85,8 @@ export function auditHtml(a) {
       <tr><th>${t("event")}</th><td>${t("version")} ${a.version} · <code class="hash">${a.hash}</code></td></tr>
     </table>
     ${a.disputes.length ? html`<h3>${t("disputes")}</h3><ul class="disputes">${a.disputes.map((d) => html`
-      <li>${t("disputed_by", { by: d.by, reason: d.reason })} <span class="muted">(${t("version")} ${d.version})</span></li>`)}</ul>` : ""}`;
+      <li>${t("disputed_by", { by: d.by, reason: d.reason })} <span class="muted">(${t("version")} ${d.version})</span>
+        ${d.answer !== undefined ? html`<p class="dispute-answer" data-answered="${d.answered_version}">${t("dispute_answered", { answer: d.answer })} <span class="muted">(${t("version")} ${d.answered_version})</span></p>` : html`<span class="muted">· ${t("dispute_open")}</span>`}</li>`)}</ul>` : ""}`;
 }
 
 export async function openAudit(n, opener) {
