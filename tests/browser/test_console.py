@@ -341,3 +341,14 @@ def test_screenshots_of_the_console_with_conditions_and_a_dispute(
     page.set_viewport_size({**NARROW, "height": 1100})
     page.wait_for_timeout(200)
     page.screenshot(path=str(shots / "console-conditions-375.png"))
+
+
+def test_a_rolls_audit_panel_shows_the_gms_answer_to_its_dispute(page: Any, fight: Fight) -> None:
+    fight.send({"type": "roll", "expr": "1d20", "purpose": "search", "dice": [3]})
+    fight.send({"type": "dispute", "roll": 1, "reason": "fell off the table"})
+    fight.send({"type": "answer_dispute", "roll": 1, "answer": "it stands"})
+    open_console(page, fight)
+    page.locator("#log li.die_rolled button[data-roll]").first.click()
+    body = page.locator("#audit-body")
+    expect(body).to_contain_text("fell off the table")
+    expect(body.locator(".dispute-answer")).to_contain_text("answered: it stands")
