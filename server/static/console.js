@@ -444,6 +444,7 @@ export function gmShell(app) {
           ${presets.map((p) => html`<option value="${p}">${p}</option>`)}
           <option value="">${t("custom_sheet")}</option></select></label>
         <label>${t("controller")} <input name="controller" id="add-controller" maxlength="80"></label>
+        <label>${t("add_copies")} <input name="copies" id="add-copies" type="number" min="1" max="20" value="1" inputmode="numeric"></label>
         <label class="wide" id="sheet-label" hidden>${t("sheet")}
           <textarea name="sheet" id="add-sheet" rows="6" spellcheck="false" aria-describedby="sheet-error"></textarea>
           <span id="sheet-error" class="field-error" role="alert"></span></label>
@@ -547,20 +548,36 @@ export function bindGm(app) {
         return;
       }
     }
-    const answer = await app.send(body, $("#add-msg"), (err) => {
-      if (!f.preset.value) {
-        sheetErr.textContent = err.message;
-        $("#add-sheet").setAttribute("aria-invalid", "true");
-        return true;
-      }
-      return false;
-    });
+    // N copies ("Goblin 1".."Goblin 3"), one command each, stopping at the first refusal.
+    const copies = Number(f.copies.value || 1);
+    if (!Number.isInteger(copies) || copies < 1 || copies > 20) {
+      say($("#add-msg"), t("add_copies_range"), true);
+      f.copies.setAttribute("aria-invalid", "true");
+      f.copies.focus();
+      return;
+    }
+    f.copies.removeAttribute("aria-invalid");
+    const base = body.name;
+    let answer = null;
+    for (let n = 1; n <= copies; n += 1) {
+      const one = copies > 1 ? { ...body, name: `${base} ${n}`.slice(0, 80) } : body;
+      answer = await app.send(one, $("#add-msg"), (err) => {
+        if (!f.preset.value) {
+          sheetErr.textContent = err.message;
+          $("#add-sheet").setAttribute("aria-invalid", "true");
+          return true;
+        }
+        return false;
+      });
+      if (!answer) break;
+      if (answer.player_token) app.rememberPlayer(answer.combatant_id, one.name, answer.player_token);
+    }
     if (answer && answer.player_token) {
-      app.rememberPlayer(answer.combatant_id, body.name, answer.player_token);
       f.name.value = "";
       delete f.name.dataset.auto;
       f.name.focus();
     }
+    if (answer) f.copies.value = "1";
   });
 
   $("#adj-combatant").addEventListener("change", () => renderAdjust(app, app.shown()));

@@ -352,3 +352,20 @@ def test_a_rolls_audit_panel_shows_the_gms_answer_to_its_dispute(page: Any, figh
     body = page.locator("#audit-body")
     expect(body).to_contain_text("fell off the table")
     expect(body.locator(".dispute-answer")).to_contain_text("answered: it stands")
+
+
+def test_the_gm_adds_three_copies_of_a_combatant_in_one_go(page: Any, fight: Fight) -> None:
+    open_console(page, fight)
+    page.fill("#add-name", "Goblin")
+    page.fill("#add-side", "outlaws")
+    page.select_option("#add-preset", "bandit")
+    page.fill("#add-copies", "3")
+    page.click("#add-form button[type=submit]")
+    expect(page.locator("#sides li.fighter", has_text="Goblin 3")).to_have_count(1)
+    names = [c["name"] for c in fight.board()["combatants"]]
+    assert names == ["Guard", "Bandit", "Goblin 1", "Goblin 2", "Goblin 3"]
+    expect(page.locator("#add-copies")).to_have_value("1")  # back to one for the next add
+    page.fill("#add-copies", "40")
+    page.click("#add-form button[type=submit]")
+    expect(page.locator("#add-msg")).to_contain_text("from 1 to 20")
+    assert len(fight.board()["combatants"]) == 5
