@@ -497,7 +497,38 @@ export function gmShell(app) {
       </form>
       <div class="buttons"><button type="button" id="btn-close" class="danger">${t("close_reveal")}</button></div>
       <p id="undo-msg" class="form-msg" role="status"></p>
+    </section>
+    <section class="card" aria-labelledby="keys-title">
+      <h2 id="keys-title">${t("keys_title")}</h2>
+      <dl id="gm-keys" class="keys">
+        <dt><kbd>a</kbd></dt><dd>${t("key_actions")}</dd>
+        <dt><kbd>e</kbd></dt><dd>${t("key_end_turn")}</dd>
+        <dt><kbd>u</kbd></dt><dd>${t("key_undo")}</dd>
+      </dl>
     </section>`;
+}
+
+// Keyboard shortcuts for the frequent steps, listed on the page (#gm-keys). Never while
+// typing, never with a modifier, never behind a dialog; each does what its button does.
+function bindKeys() {
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
+    const typing = e.target.closest && e.target.closest("input, textarea, select, [contenteditable]");
+    if (typing || document.querySelector("dialog[open]") || !$("#audit").hidden) return;
+    const enabled = (sel) => [...document.querySelectorAll(sel)].find((b) => !b.disabled);
+    let done = false;
+    if (e.key === "a") {
+      const first = enabled("#gm-actions li.action button:not([data-end]), #gm-pending button");
+      if (first) { first.focus(); done = true; }
+    } else if (e.key === "e") {
+      const end = enabled("#gm-actions button[data-end]");
+      if (end) { end.click(); done = true; }
+    } else if (e.key === "u") {
+      $("#undo-reason").focus();
+      done = true;
+    }
+    if (done) e.preventDefault();
+  });
 }
 
 function presetSheet(app) {
@@ -506,6 +537,7 @@ function presetSheet(app) {
 }
 
 export function bindGm(app) {
+  bindKeys();
   const gmMsg = $("#gm-msg");
   bindCommands(app, $("#gm-actions"), gmMsg);
   bindCommands(app, $("#gm-pending"), gmMsg);

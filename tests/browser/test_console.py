@@ -369,3 +369,26 @@ def test_the_gm_adds_three_copies_of_a_combatant_in_one_go(page: Any, fight: Fig
     page.click("#add-form button[type=submit]")
     expect(page.locator("#add-msg")).to_contain_text("from 1 to 20")
     assert len(fight.board()["combatants"]) == 5
+
+
+def test_the_consoles_keyboard_shortcuts_are_listed_and_do_what_they_say(
+    page: Any, fight: Fight
+) -> None:
+    fight.send({"type": "start_combat", "dice": [50, 20]})  # Guard (c1) first
+    open_console(page, fight)
+    keys = page.locator("#gm-keys")
+    expect(keys).to_contain_text("end the current actor's turn")
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("a")
+    focused = page.evaluate("document.activeElement.closest('#gm-actions li.action') !== null")
+    assert focused
+    page.keyboard.press("Escape")
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("e")
+    expect(page.locator(".actor-now")).to_contain_text("Bandit")
+    assert fight.board()["actor"] == "c2"
+    page.keyboard.press("u")
+    assert page.evaluate("document.activeElement.id") == "undo-reason"
+    page.keyboard.press("e")  # typing in the reason: no shortcut
+    assert fight.board()["actor"] == "c2"
+    expect(page.locator("#undo-reason")).to_have_value("e")
