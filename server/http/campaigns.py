@@ -59,10 +59,10 @@ class CreateCampaign(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 async def require_gm(svc: EncounterService, campaign_id: str, token: str | None) -> None:
     """401 without a token that gives access to this War, 403 for a non-GM one."""
     if token is None:
-        raise HTTPError(401, "unauthorized", "send Authorization: Bearer <the War's GM token>")
+        raise HTTPError(401, "unauthorized", reason="send_war_gm_token")
     who = await auth.principal(svc.store, campaign_id, token)
     if who is None:
-        raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+        raise HTTPError(401, "unauthorized", reason="token_no_access_war")
     if who.role != "gm":
         raise Forbidden("only the War's GM may do this")
 
@@ -130,7 +130,7 @@ async def get_campaign(request: Request) -> Response:
     token = bearer(request)
     who = None if token is None else await auth.principal(svc.store, campaign_id, token)
     if token is not None and who is None:
-        raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+        raise HTTPError(401, "unauthorized", reason="token_no_access_war")
     gm = who is not None and who.role == "gm"
     return json_response(view(await load(svc, campaign_id), gm))
 

@@ -168,7 +168,7 @@ async def post_simulate(request: Request) -> Response:
         try:
             saved = await save_fight(service(request), seed, summary.example.events, rules)
         except SaveConflict as e:
-            raise HTTPError(409, "conflict", str(e)) from e
+            raise HTTPError(409, "conflict", reason="fight_saved_meanwhile") from e
         eid = saved["id"]
         if not saved["saved"]:
             stored = await service(request).envelopes(eid)
@@ -176,8 +176,8 @@ async def post_simulate(request: Request) -> Response:
                 raise HTTPError(
                     409,
                     "conflict",
-                    f"seed {seed!r} already names another saved fight (other fighters or"
-                    " settings): choose another seed to save this one",
+                    reason="seed_names_another_fight",
+                    params={"seed": seed},
                 )
         out = answer(summary, names, seed, body.lang, eid)  # its report names the encounter
         out["encounter"] = {
