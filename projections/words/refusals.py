@@ -1080,6 +1080,40 @@ _add(
             "include_hidden is true or false",
             "include_hidden vaut true ou false",
         ),
+        # the War's routes and the 1v1 resolver's fighters (server/http)
+        "only_war_gm_may": (
+            "only the War's GM may do this",
+            "seul le MJ de la Guerre peut faire cela",
+        ),
+        "war_played_under": (
+            "a War is played under {required}, not '{ruleset}'",
+            "une Guerre se joue en {required}, pas en « {ruleset} »",
+        ),
+        "encounter_not_in_this_war": (
+            "encounter {encounter} was not fought in this War",
+            "la rencontre {encounter} ne s'est pas jouée dans cette Guerre",
+        ),
+        "fighter_unknown_preset_of": (
+            "{side}: unknown preset '{preset}' of {ruleset} ({presets})",
+            "{side} : modèle « {preset} » inconnu en {ruleset} ({presets})",
+        ),
+        "fighter_unknown_preset": (
+            "{side}: unknown preset '{preset}'",
+            "{side} : modèle « {preset} » inconnu",
+        ),
+        "fighter_name_1_to_60": (
+            "{side}: 'name' is text of 1 to 60 characters",
+            "{side} : « name » est un texte de 1 à 60 caractères",
+        ),
+        "fighter_sheet_unreadable": (
+            "{side}: invalid sheet: {detail}",
+            "{side} : fiche invalide : {detail}",
+        ),
+        "resolver_supports_only": (
+            "the 1v1 resolver does not support '{ruleset}'; it supports: {supported}",
+            "le résolveur 1 contre 1 ne prend pas en charge « {ruleset} » ; il prend en"
+            " charge : {supported}",
+        ),
         # saving a simulated fight
         "fight_saved_meanwhile": (
             "the fight was saved by someone else meanwhile",

@@ -223,3 +223,13 @@ def test_every_server_error_reason_has_english_and_specific_french_words(reason:
     said = word("invalid", reason, params) if reason in WORDS else pair
     for value in params.values():
         assert value in said[0] and value in said[1], (reason, said)
+
+
+def test_every_refusal_raised_in_the_http_room_names_a_reason_not_only_a_message() -> None:
+    """A refusal with a message and no reason would answer its code's generic French."""
+    rooms = sorted((SERVER / "http").rglob("*.py")) + [SERVER / "app.py"]
+    for path in rooms:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _name(node.func) in REFUSALS:
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                assert any(kw.arg == "reason" for kw in node.keywords), where
