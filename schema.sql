@@ -1,9 +1,14 @@
 -- Fracas event store (PostgreSQL 14 or later).
 --
--- Sections in install order. Every statement is idempotent, so the server runs this
--- whole file at every start. Run it in ONE transaction (server/db.py does;
--- by hand: psql -1 -f schema.sql): the advisory lock below then serialises two
--- processes starting at once on the same database.
+-- The install: sections in install order, nothing else. Every statement is idempotent
+-- (CREATE ... IF NOT EXISTS, CREATE OR REPLACE), so the server runs this whole file at
+-- every start that finds it changed (server/store/db.py notes its digest). Run it in ONE
+-- transaction (server/store/db.py does; by hand: psql -1 -f schema.sql): the advisory
+-- lock below then serialises two processes starting at once on the same database.
+--
+-- No step here upgrades an older database (no DROP, RENAME or ALTER ... DROP): no
+-- database has been deployed yet. From the first release on, a change to an installed
+-- database will come as a numbered file in server/store/migrations/ (docs/operating.md).
 
 SELECT pg_advisory_xact_lock(hashtext('fracas:schema'));
 SET LOCAL client_min_messages = warning;  -- no "already exists, skipping" at every start
@@ -120,12 +125,11 @@ CREATE SEQUENCE IF NOT EXISTS events_xact_mark AS bigint MINVALUE 0 START WITH 0
 -- concurrent append at the same version passes the check too and then fails on
 -- UNIQUE (stream, version): a unique_violation, which the server reads as a conflict.
 --
--- The server appends with one INSERT ... RETURNING position (server/store.py) and
--- sends NOTIFY after commit. Being a trigger, the checks hold for any INSERT, not only
--- for those that go through a function: before, fracas_append made them, and a plain
--- INSERT (which fracas_app may do) skipped them. It is also cheaper: a plain INSERT
--- with the trigger took ~13 % less time than the same INSERT inside a PL/pgSQL
--- function (bench/RESULTS.md).
+-- The server appends with one INSERT ... RETURNING position (server/store/postgres.py)
+-- and sends NOTIFY after commit. Being a trigger, the checks hold for any INSERT,
+-- whoever sends it (fracas_app may INSERT). It is also cheaper: a plain INSERT with the
+-- trigger took ~13 % less time than the same INSERT inside a PL/pgSQL function
+-- (bench/RESULTS.md).
 --
 -- Critical section: nothing in it waits on another transaction, so it lasts
 -- microseconds. The lock is session-level (it must not last until commit), so an
@@ -182,100 +186,6 @@ CREATE OR REPLACE TRIGGER events_append_checks
   BEFORE INSERT ON events
   FOR EACH ROW EXECUTE FUNCTION fracas_events_before_insert();
 
--- Never released: a typed fracas_append tried on the way to the trigger.
-DROP FUNCTION IF EXISTS fracas_append(text, bigint, text, text[], jsonb[], jsonb, timestamptz,
-                                      text[], boolean);
-
-
--- ---------------------------------------------------------------------------
--- Function: fracas_append (the previous release's append; kept for a rolling deploy)
---
--- Instances of the previous release append through it while new ones start: it keeps
--- its signature, its errors and its NOTIFY. Drop it with the release after this one.
--- Appends a batch of events to one stream, in one statement, if and only if
--- the stream is at p_expected and its last hash is p_prev_hash (64 zeros when
--- p_expected = 0). p_events is a JSON array of
---   {type, data, meta, recorded_at, prev_hash, hash}
--- with hashes computed by the server; the batch must chain from p_prev_hash.
---
--- Returns the stream's new version and the positions given to the events (by the
--- trigger above, which checks each row again).
--- Errors:
---   serialization_failure (40001), message 'fracas_conflict: ...', DETAIL = the
---     stream's actual version: p_expected or p_prev_hash is stale.
---   unique_violation on events_stream_version_key: a concurrent append won the race.
---   check_violation (23514), 'fracas_bad_chain': the batch does not chain.
--- Wakes listeners with NOTIFY fracas_events, payload '<stream>:<new version>', inside
--- the transaction.
--- ---------------------------------------------------------------------------
-
-CREATE OR REPLACE FUNCTION fracas_append(
-  p_stream     text,
-  p_expected   bigint,
-  p_prev_hash  text,
-  p_events     jsonb,
-  OUT new_version bigint,
-  OUT positions   bigint[]
-)
-LANGUAGE plpgsql AS $$
-DECLARE
-  v_count   integer := jsonb_array_length(p_events);
-  v_version bigint;
-  v_hash    text;
-  v_done    text;
-BEGIN
-  IF v_count = 0 THEN
-    RAISE EXCEPTION 'fracas_append: no events' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-
-  SELECT e.version, e.hash INTO v_version, v_hash
-    FROM events e
-   WHERE e.stream = p_stream
-   ORDER BY e.version DESC
-   LIMIT 1;
-  v_version := coalesce(v_version, 0);
-  v_hash := coalesce(v_hash, repeat('0', 64));
-
-  IF v_version <> p_expected THEN
-    RAISE EXCEPTION 'fracas_conflict: stream % is at version %, not %', p_stream, v_version, p_expected
-      USING ERRCODE = 'serialization_failure', DETAIL = v_version::text;
-  END IF;
-  IF v_hash <> p_prev_hash THEN
-    RAISE EXCEPTION 'fracas_conflict: stream % version % has another hash', p_stream, v_version
-      USING ERRCODE = 'serialization_failure', DETAIL = v_version::text;
-  END IF;
-  IF EXISTS (
-       SELECT 1
-         FROM jsonb_array_elements(p_events) WITH ORDINALITY AS e(value, ord)
-         LEFT JOIN jsonb_array_elements(p_events) WITH ORDINALITY AS p(value, ord)
-           ON p.ord = e.ord - 1
-        WHERE e.value ->> 'prev_hash'
-              IS DISTINCT FROM coalesce(p.value ->> 'hash', p_prev_hash))
-  THEN
-    RAISE EXCEPTION 'fracas_bad_chain: the events of stream % do not chain', p_stream
-      USING ERRCODE = 'check_violation';
-  END IF;
-
-  -- position 0 is a placeholder: the trigger gives each row its position
-  WITH stored AS (
-    INSERT INTO events (position, stream, version, type, data, meta, recorded_at, prev_hash,
-                        hash)
-    OVERRIDING SYSTEM VALUE
-    SELECT 0, p_stream, p_expected + e.ord, e.type, e.data, e.meta, e.recorded_at, e.prev_hash,
-           e.hash
-      FROM ROWS FROM (jsonb_to_recordset(p_events) AS (type text, data jsonb, meta jsonb,
-                      recorded_at timestamptz, prev_hash text, hash text))
-           WITH ORDINALITY AS e(type, data, meta, recorded_at, prev_hash, hash, ord)
-     ORDER BY e.ord
-    RETURNING position, version)
-  SELECT array_agg(position ORDER BY version) INTO positions FROM stored;
-
-  new_version := p_expected + v_count;
-  v_done := pg_notify('fracas_events', p_stream || ':' || new_version);
-END;
-$$;
-
-
 -- ---------------------------------------------------------------------------
 -- Side tables (mutable state that is not history)
 -- ---------------------------------------------------------------------------
@@ -295,8 +205,6 @@ $$;
 --     are re-read and filtered for the caller at every replay) and the new combatant's
 --     id, never a player token; for a refusal the error body.
 --   * the raw key is not stored (key_hash = sha256 of it) and never published.
--- The table that held answers per stream (with player tokens in clear) is dropped.
-DROP TABLE IF EXISTS idempotency;
 
 CREATE TABLE IF NOT EXISTS command_keys (
   stream     text        NOT NULL,
@@ -313,45 +221,19 @@ CREATE TABLE IF NOT EXISTS command_keys (
 -- `scope` is the id of what the token opens: an encounter, or a War (campaign ids are
 -- uuids from the same space, and a token checked for one never opens the other, since
 -- the ids differ). It is the id, not the stream name (`encounter-<id>`, `campaign-<id>`).
+-- Each token has a short public id (random, not derived from the secret) that the GM
+-- lists and revokes by. A revoked token opens nothing (revoked_at is set, the row is
+-- kept). last_used is refreshed at most once a minute per token, so reads stay reads.
 CREATE TABLE IF NOT EXISTS tokens (
   token_hash text        PRIMARY KEY,
   scope      uuid        NOT NULL,  -- the encounter or War id (see above)
   role       text        NOT NULL CHECK (role IN ('gm', 'player', 'spectator')),
   combatants text[]      NOT NULL DEFAULT '{}',
-  created_at timestamptz NOT NULL DEFAULT now()
+  created_at timestamptz NOT NULL DEFAULT now(),
+  id         text        NOT NULL DEFAULT left(replace(gen_random_uuid()::text, '-', ''), 16),
+  revoked_at timestamptz,
+  last_used  timestamptz
 );
-
--- Older databases named `scope` `encounter` (it held War ids too): renamed in place,
--- with its index. A rename is instant and keeps every row, but an instance still
--- running the old queries fails on `encounter` from then on: upgrade all instances
--- together (stop, start the new ones), not one by one.
-DO $$
-BEGIN
-  IF EXISTS (SELECT FROM information_schema.columns
-              WHERE table_schema = current_schema() AND table_name = 'tokens'
-                AND column_name = 'encounter') THEN
-    ALTER TABLE tokens RENAME COLUMN encounter TO scope;
-    ALTER INDEX IF EXISTS tokens_encounter_idx RENAME TO tokens_scope_idx;
-  END IF;
-END;
-$$;
-
--- Each token has a short public id (random, not derived from the secret) that the GM
--- lists and revokes by. A revoked token opens nothing (revoked_at is set, the row is
--- kept). last_used is refreshed at most once a minute per token, so reads stay reads.
--- (Added in place to older databases: a volatile default fills every existing row.)
-DO $$
-BEGIN
-  IF NOT EXISTS (SELECT FROM information_schema.columns
-                  WHERE table_schema = current_schema() AND table_name = 'tokens'
-                    AND column_name = 'id') THEN
-    ALTER TABLE tokens ADD COLUMN id text NOT NULL
-      DEFAULT left(replace(gen_random_uuid()::text, '-', ''), 16);
-  END IF;
-END;
-$$;
-ALTER TABLE tokens ADD COLUMN IF NOT EXISTS revoked_at timestamptz;
-ALTER TABLE tokens ADD COLUMN IF NOT EXISTS last_used timestamptz;
 CREATE UNIQUE INDEX IF NOT EXISTS tokens_id_key ON tokens (id);
 CREATE INDEX IF NOT EXISTS tokens_scope_idx ON tokens (scope);
 
@@ -363,10 +245,8 @@ CREATE TABLE IF NOT EXISTS dice_seeds (
   seed      bytea   NOT NULL,
   PRIMARY KEY (encounter, seed_id)
 );
--- Whether a seed is revealed is a fact of the stream (its seed_revealed event). The
--- `revealed` flag older databases have was a second copy nothing kept up to date (it
--- stayed false after a close) and nothing read: dropped rather than maintained.
-ALTER TABLE dice_seeds DROP COLUMN IF EXISTS revealed;
+-- Whether a seed is revealed is a fact of the stream (its seed_revealed event), not a
+-- column here.
 
 
 -- ---------------------------------------------------------------------------
@@ -453,9 +333,6 @@ BEGIN
   GRANT USAGE ON SEQUENCE events_position_seq TO fracas_app;
   REVOKE ALL ON SEQUENCE events_xact_mark FROM PUBLIC, fracas_app;
   GRANT SELECT, UPDATE ON SEQUENCE events_xact_mark TO fracas_app;
-
-  REVOKE ALL ON FUNCTION fracas_append(text, bigint, text, jsonb) FROM PUBLIC;
-  GRANT EXECUTE ON FUNCTION fracas_append(text, bigint, text, jsonb) TO fracas_app;
 
   REVOKE ALL ON command_keys, tokens, dice_seeds FROM PUBLIC, fracas_app;
   GRANT SELECT, INSERT ON command_keys, dice_seeds TO fracas_app;

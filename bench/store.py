@@ -415,7 +415,7 @@ async def main() -> None:
     parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--appends", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--parts", action="store_true", help="time fracas_append's parts")
+    parser.add_argument("--parts", action="store_true", help="time the append trigger's parts")
     parser.add_argument("--no-sync", action="store_true", help="--parts: synchronous_commit off")
     parser.add_argument("--scratch", default=SCRATCH, help="the scratch database (dropped)")
     args = parser.parse_args()

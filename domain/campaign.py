@@ -23,6 +23,7 @@ from domain.errors import Invalid, NotFound, Refused
 from domain.rules.ranks.settings import SETTINGS, merged
 from domain.rules.ranks.sheet import validate
 from domain.state import Game
+from domain.upcast import upcast
 
 UPKEEP_BY_RARITY = (5, 10, 15, 20, 25)  # RK-28: R1..R5
 BERSERKER_SURCHARGE = 10  # RK-29
@@ -137,7 +138,7 @@ def event_from(tag: str, data: Mapping[str, Any]) -> CampaignEvent:
     cls = EVENTS.get(tag)
     if cls is None:
         raise ValueError(f"unknown War event type {tag!r}")
-    return msgspec.convert(data, cls)
+    return msgspec.convert(upcast(tag, data), cls)
 
 
 # --- commands -------------------------------------------------------------------------
@@ -455,20 +456,18 @@ def settlements(
     state: CampaignState,
     game: Game,
     settings: Mapping[str, Any],
-    legacy: Mapping[str, str] | None = None,
 ) -> list[CampaignEvent]:
     """What a closed encounter carries back into the War: per character who fought in it,
     HP, mana and (with Luck per War, RK-51) Luck uses, capped at the War's maxima, and the
     half-ranks switched on (RK-8, added to those already used today).
 
-    A combatant names its character (`character`); `legacy` maps combatant ids to
-    characters for streams written before it did.
+    A combatant names its character (`character`); one who names none is no War
+    character and is not settled.
     """
     luck_per_war = merged(dict(settings))["luck.scope"] == "war"
     events: list[CampaignEvent] = []
     for cid, c in game.combatants.items():
-        char_id = c.character or (legacy or {}).get(cid)
-        char = state.characters.get(char_id) if char_id else None
+        char = state.characters.get(c.character) if c.character else None
         if char is None:
             continue
         used = {

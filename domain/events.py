@@ -3,14 +3,12 @@
 Rules for evolving stored events (they are facts: never rewritten):
 1. A tag never changes meaning. A new meaning gets a new tag.
 2. A new field always has a default, so old events still decode.
-3. A field is never renamed or retyped in place; a real change adds an upcaster in
-   `domain/events.py` (`event_from`, the one place stored shapes are decoded) that turns
-   the old shape into the new one at decode time. None is needed yet.
+3. A field is never renamed or retyped in place; a real change registers an upcaster
+   in `domain/upcast.py`, which every stored event passes through when decoded
+   (`event_from` here, the one place stored encounter events are decoded), turning the
+   old shape into the new one at decode time. None is registered yet.
 4. No floats: the hash chain needs one canonical text per value.
-5. Events carry facts, never sentences. `ActionResolved.summary` and
-   `ReactionResolved.summary` held the rule modules' English sentence until the
-   narrator (projections/log/) took the words over: new events leave it "" and the log
-   reads an old event's summary only as a fallback, when its `detail` lacks the facts.
+5. Events carry facts, never sentences: the narrators (projections/log/) word them.
 Rule systems use these shared events; their own numbers ride in `detail`, a dict on the
 wire that each system encodes from one typed payload Struct (domain/rules/*_payloads.py)
 and decodes with the same Struct, so the resolver, the log and the audit read the same
@@ -20,9 +18,12 @@ fields and old events still fold.
 from __future__ import annotations
 
 import typing
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import msgspec
+
+from domain.upcast import upcast
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -288,7 +289,6 @@ class ActionResolved(Event, tag="action_resolved", frozen=True, kw_only=True):
     actor: str
     action: str
     outcome: str
-    summary: str = ""  # old streams only (rule 5)
     detail: dict[str, Any] = {}
 
 
@@ -323,7 +323,6 @@ class ReactionResolved(Event, tag="reaction_resolved", frozen=True, kw_only=True
     reaction: str
     outcome: str
     damage_taken: int
-    summary: str = ""  # old streams only (rule 5)
     detail: dict[str, Any] = {}
 
 
@@ -376,17 +375,17 @@ AnyEvent = (
 # The union named once; the tuple of its classes is read off it.
 CORE_EVENTS: tuple[type[Event], ...] = typing.get_args(AnyEvent)
 
-_decoder = msgspec.json.Decoder(AnyEvent)
 # Converting to the one class a tag names is ~50x cheaper than to the whole union.
 BY_TAG: dict[str, type[Event]] = {str(cls.__struct_config__.tag): cls for cls in CORE_EVENTS}
 
 
-def event_from(type_: str, data: dict[str, Any]) -> Event:
-    """Decode a stored (type, data) pair into its event; ValueError for an unknown tag."""
+def event_from(type_: str, data: Mapping[str, Any]) -> Event:
+    """Decode a stored (type, data) pair into its event, through the upcaster (rule 3);
+    ValueError for an unknown tag."""
     cls = BY_TAG.get(type_)
     if cls is None:
         raise ValueError(f"unknown event type {type_!r}")
-    return msgspec.convert(data, cls)
+    return msgspec.convert(upcast(type_, data), cls)
 
 
 def event_data(event: Event) -> tuple[str, dict[str, Any]]:
@@ -394,9 +393,3 @@ def event_data(event: Event) -> tuple[str, dict[str, Any]]:
     raw: dict[str, Any] = msgspec.to_builtins(event)
     type_ = raw.pop("type")
     return str(type_), raw
-
-
-def decode_event(raw: bytes) -> Event:
-    """Decode one event from its JSON bytes (type field included)."""
-    result: Event = _decoder.decode(raw)
-    return result

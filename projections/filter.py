@@ -205,8 +205,6 @@ def veil(envelope: Mapping[str, Any]) -> dict[str, Any]:
         }
     else:
         shown = _null_numbers(data)
-        if "summary" in shown:
-            shown["summary"] = ""
     return {**_no_blind(envelope), "data": shown, "veiled": True}
 
 

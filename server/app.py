@@ -119,7 +119,7 @@ async def post_command(request: Request) -> Response:
     key = None
     if raw_key is not None:
         if not 1 <= len(raw_key) <= 200:
-            raise HTTPError(400, "invalid", "Idempotency-Key must be 1 to 200 characters")
+            raise HTTPError(400, "invalid", reason="idempotency_key_length")
         token = bearer(request)
         assert token is not None  # caller() required one
         key = CommandKey.of(token, raw_key, command)
@@ -161,7 +161,7 @@ async def get_roll(request: Request) -> Response:
     seq = whole_param(request.path_params["n"], "a roll number")
     record = auditing.audit(await service(request).envelopes(eid), seq, view_role(who))
     if record is None:
-        raise HTTPError(404, "not_found", f"no roll {seq} in this encounter")
+        raise HTTPError(404, "not_found", reason="no_roll_this_encounter", params={"roll": seq})
     return json_response(record)
 
 
@@ -170,7 +170,7 @@ async def get_verify(request: Request) -> Response:
     await caller(request, eid, required=False)  # a revoked token gets 401 here too
     envs = await service(request).envelopes(eid)
     if not envs:
-        raise HTTPError(404, "not_found", f"no encounter {eid}")
+        raise HTTPError(404, "not_found", reason="no_encounter", params={"encounter": eid})
     report = verify(envs, eid)
     return json_response({k: report[k] for k in report})  # type: ignore[literal-required]
 
@@ -182,26 +182,24 @@ async def get_export(request: Request) -> Response:
     svc = service(request)
     envs = await svc.envelopes(eid)
     if not envs:
-        raise HTTPError(404, "not_found", f"no encounter {eid}")
+        raise HTTPError(404, "not_found", reason="no_encounter", params={"encounter": eid})
     # Every documented parameter is checked, whatever the format reads.
     if fmt != "json" and fmt not in exporting.FORMATS:
-        raise HTTPError(400, "invalid", "format is one of json, markdown, bbcode, text")
+        raise HTTPError(400, "invalid", reason="export_format_one_of")
     scope = request.query_params.get("scope", "all")
     if scope not in exporting.SCOPES:
-        raise HTTPError(400, "invalid", "scope is all or last_turn")
+        raise HTTPError(400, "invalid", reason="export_scope_all_or_last_turn")
     lang = request.query_params.get("lang") or None
     if lang is not None and lang not in LANGS:
-        raise HTTPError(400, "invalid", "lang is en or fr")
+        raise HTTPError(400, "invalid", reason="lang_en_or_fr")
     hidden = request.query_params.get("include_hidden", "false")
     if hidden not in ("true", "false", "1", "0"):
-        raise HTTPError(400, "invalid", "include_hidden is true or false")
+        raise HTTPError(400, "invalid", reason="include_hidden_true_or_false")
     role = view_role(who)
     if fmt == "json":
         closed = any(e["type"] == "encounter_closed" for e in envs)
         if role != "gm" and not closed:
-            raise HTTPError(
-                403, "forbidden", "the audit bundle is public once the encounter closes"
-            )
+            raise HTTPError(403, "forbidden", reason="audit_bundle_after_close")
         return json_response(exporting.bundle(eid, envs))
     # Only the GM's export may hold hidden rolls and GM-only resources: for anyone else
     # the flag is ignored, and the GM's is off unless asked.
@@ -284,7 +282,7 @@ async def get_rule(request: Request) -> Response:
     rule_id = request.path_params["rule"]
     found = ruletext.rule_texts().get(rule_id)
     if found is None:
-        raise HTTPError(404, "not_found", f"no rule {rule_id!r} in the shipped digests")
+        raise HTTPError(404, "not_found", reason="no_rule_in_digests", params={"rule_id": rule_id})
     system, text = found
     if request.url.path.startswith("/api/"):
         return json_response({"id": rule_id, "system": system, "text": text})

@@ -141,21 +141,20 @@ class Narrator:
         return en, fr
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
-        """An action's result; the default reads an old event's summary (rule 5)."""
+        """An action's result, for a rule system whose narrator does not word it."""
         who, label = w.name(e.actor), w.label(e.action)
-        en = e.summary or f"{who}: {label}, {w.outcome(e.outcome)}"
+        en = f"{who}: {label}, {w.outcome(e.outcome)}"
         fr = f"{who} : {w.label(e.action, fr=True)}, {w.outcome(e.outcome, fr=True)}"
         return Said(en, fr, actor=e.actor, outcome=e.outcome, absorbs=True)
 
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:
-        """An answer's result; the default reads an old event's summary (rule 5)."""
+        """An answer's result, for a rule system whose narrator does not word it."""
         who = w.name(e.actor)
-        en = e.summary or f"{who}: {w.label(e.reaction)}, {w.outcome(e.outcome)}"
+        en = f"{who}: {w.label(e.reaction)}, {w.outcome(e.outcome)}"
         fr = f"{who} : {w.label(e.reaction, fr=True)}, {w.outcome(e.outcome, fr=True)}"
         if e.damage_taken:
+            en += f", {e.damage_taken} damage"
             fr += f", {e.damage_taken} dégâts"
-            if not e.summary:
-                en += f", {e.damage_taken} damage"
         return Said(en, fr, actor=e.actor, outcome=e.outcome, absorbs=True)
 
     def status(self, e: ev.StatusSet, w: Words) -> Said | None:

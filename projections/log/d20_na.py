@@ -116,8 +116,6 @@ class D20Na(Narrator):
         return super().purpose(purpose, w)
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
-        if e.summary and "roll" not in e.detail and "target" not in e.detail:
-            return super().action(e, w)  # an old event without its facts (rule 5)
         a = w.name(e.actor)
         if e.outcome == "done":
             done = payloads.decode(e.detail, payloads.Done)
@@ -155,8 +153,6 @@ class D20Na(Narrator):
         )
 
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:
-        if e.summary and "target" not in e.detail:
-            return super().reaction(e, w)  # an old event without its facts (rule 5)
         d = payloads.decode(e.detail, payloads.Defended)
         b = w.name(e.actor)
         attacker = _attacker(e, w)

@@ -28,8 +28,6 @@ class PlainD100(Narrator):
         return super().purpose(purpose, w)
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
-        if e.summary:
-            return super().action(e, w)  # an old event (rule 5)
         d = plain_d100.decode(e.detail)
         a = w.name(e.actor)
         if e.action == "second_wind":
@@ -63,8 +61,6 @@ class PlainD100(Narrator):
         )
 
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:
-        if e.summary:
-            return super().reaction(e, w)  # an old event (rule 5)
         d = plain_d100.decode(e.detail)
         b = w.name(e.actor)
         if e.outcome == "dodged":

@@ -80,8 +80,6 @@ class Ranks(Narrator):
         return super().purpose(purpose, w)
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
-        if e.summary:
-            return super().action(e, w)  # an old event (rule 5)
         a = w.name(e.actor)
         ok = e.outcome in ("success", "critical_success")
         crit = (", critical", ", critique") if e.outcome.startswith("critical") else ("", "")
@@ -157,8 +155,6 @@ class Ranks(Narrator):
         )
 
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:
-        if e.summary:
-            return super().reaction(e, w)  # an old event (rule 5)
         b = w.name(e.actor)
         if e.reaction in ("block_flight", "none") and e.outcome in ("blocked", "not_blocked"):
             fl = payloads.decode(e.detail, payloads.Flight)

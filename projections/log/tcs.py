@@ -87,8 +87,6 @@ class Tcs(Narrator):
         return None
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
-        if e.summary:
-            return super().action(e, w)  # an old event (rule 5)
         d = payloads.decode(e.detail)
         a = w.name(e.actor)
         rule = d.rule or None

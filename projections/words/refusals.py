@@ -943,6 +943,215 @@ _add(
     }
 )
 
+# --- the server's own errors (server/: `HTTPError`, a webhook URL's `Unsafe`) ------------
+# The adapters refuse with a code, one of these reason keys and its parameters, as the
+# domain does; tests/unit/test_refusal_words.py collects every key used in server/.
+_add(
+    {
+        # who may ask
+        "send_bearer_token": (
+            "send Authorization: Bearer <token>",
+            "envoyez Authorization: Bearer <jeton>",
+        ),
+        "send_war_gm_token": (
+            "send Authorization: Bearer <the War's GM token>",
+            "envoyez Authorization: Bearer <le jeton du MJ de la Guerre>",
+        ),
+        "token_no_access_encounter": (
+            "this token gives no access to this encounter",
+            "ce jeton ne donne pas accès à cette rencontre",
+        ),
+        "token_no_access_war": (
+            "this token gives no access to this War",
+            "ce jeton ne donne pas accès à cette Guerre",
+        ),
+        "only_gm_manages_links": (
+            "only the GM manages this encounter's links",
+            "seul le MJ gère les liens de cette rencontre",
+        ),
+        "only_war_gm_manages_links": (
+            "only the War's GM manages its links",
+            "seul le MJ de la Guerre gère ses liens",
+        ),
+        "audit_bundle_after_close": (
+            "the audit bundle is public once the encounter closes",
+            "le dossier d'audit devient public une fois la rencontre close",
+        ),
+        # links
+        "player_link_names_combatants": (
+            "a player link names one or more combatants",
+            "un lien de joueur nomme un ou plusieurs combattants",
+        ),
+        "gm_link_names_no_combatant": (
+            "a gm link names no combatant",
+            "un lien de MJ ne nomme aucun combattant",
+        ),
+        "spectator_link_names_no_combatant": (
+            "a spectator link names no combatant",
+            "un lien de spectateur ne nomme aucun combattant",
+        ),
+        "link_cannot_revoke_itself": (
+            "the link you are using cannot revoke itself",
+            "le lien que vous utilisez ne peut pas se révoquer lui-même",
+        ),
+        "no_live_link_encounter": (
+            "no live link '{token_id}' in this encounter",
+            "aucun lien actif « {token_id} » dans cette rencontre",
+        ),
+        "no_live_link_war": (
+            "no live link '{token_id}' in this War",
+            "aucun lien actif « {token_id} » dans cette Guerre",
+        ),
+        # what is not there
+        "no_encounter": ("no encounter {encounter}", "aucune rencontre {encounter}"),
+        "no_webhook": ("this encounter has no webhook", "cette rencontre n'a pas de webhook"),
+        "no_rule_in_digests": (
+            "no rule '{rule_id}' in the shipped digests",
+            "aucune règle « {rule_id} » dans les résumés fournis",
+        ),
+        # the request itself
+        "body_over_limit": (
+            "request bodies are limited to {max} bytes",
+            "le corps d'une requête est limité à {max} octets",
+        ),
+        "body_too_slow": (
+            "the request's body did not arrive in {seconds} s",
+            "le corps de la requête n'est pas arrivé en {seconds} s",
+        ),
+        "headers_too_slow": (
+            "the request's headers did not arrive in time",
+            "les en-têtes de la requête ne sont pas arrivés à temps",
+        ),
+        "too_many_connections": (
+            "too many connections to this server; retry shortly",
+            "trop de connexions à ce serveur : réessayez sous peu",
+        ),
+        "creations_rate_limited": (
+            "at most {per_minute} encounters or Wars per minute from one address;"
+            " retry in {seconds} s",
+            "au plus {per_minute} rencontres ou Guerres par minute depuis une même adresse :"
+            " réessayez dans {seconds} s",
+        ),
+        "malformed_json": ("malformed JSON: {detail}", "JSON mal formé : {detail}"),
+        "body_off_schema": ("{detail}", "le corps ne suit pas son schéma : {detail}"),
+        "json_nests_too_deep": (
+            "JSON nests at most {max} levels",
+            "le JSON s'imbrique sur {max} niveaux au plus",
+        ),
+        "json_nests_too_deep_at": (
+            "JSON nests at most {max} levels ({where})",
+            "le JSON s'imbrique sur {max} niveaux au plus ({where})",
+        ),
+        "whole_numbers_only": (
+            "{where}: whole numbers only, no fractions",
+            "{where} : des nombres entiers seulement, sans fraction",
+        ),
+        "no_control_characters": (
+            "{where}: control characters and line breaks are not allowed",
+            "{where} : les caractères de contrôle et les sauts de ligne sont interdits",
+        ),
+        "no_format_characters": (
+            "{where}: invisible and bidirectional formatting characters ({char}) are not allowed",
+            "{where} : les caractères de mise en forme invisibles et bidirectionnels ({char})"
+            " sont interdits",
+        ),
+        "param_whole_0_to": (
+            "{param} is a whole number from 0 to {max}",
+            "{param} est un nombre entier de 0 à {max}",
+        ),
+        "limit_whole_1_to": (
+            "limit is a whole number from 1 to {max}",
+            "limit est un nombre entier de 1 à {max}",
+        ),
+        "idempotency_key_length": (
+            "Idempotency-Key must be 1 to 200 characters",
+            "Idempotency-Key doit compter de 1 à 200 caractères",
+        ),
+        "export_format_one_of": (
+            "format is one of json, markdown, bbcode, text",
+            "format vaut json, markdown, bbcode ou text",
+        ),
+        "export_scope_all_or_last_turn": (
+            "scope is all or last_turn",
+            "scope vaut all ou last_turn",
+        ),
+        "lang_en_or_fr": ("lang is en or fr", "lang vaut en ou fr"),
+        "include_hidden_true_or_false": (
+            "include_hidden is true or false",
+            "include_hidden vaut true ou false",
+        ),
+        # the War's routes and the 1v1 resolver's fighters (server/http)
+        "only_war_gm_may": (
+            "only the War's GM may do this",
+            "seul le MJ de la Guerre peut faire cela",
+        ),
+        "war_played_under": (
+            "a War is played under {required}, not '{ruleset}'",
+            "une Guerre se joue en {required}, pas en « {ruleset} »",
+        ),
+        "encounter_not_in_this_war": (
+            "encounter {encounter} was not fought in this War",
+            "la rencontre {encounter} ne s'est pas jouée dans cette Guerre",
+        ),
+        "fighter_unknown_preset_of": (
+            "{side}: unknown preset '{preset}' of {ruleset} ({presets})",
+            "{side} : modèle « {preset} » inconnu en {ruleset} ({presets})",
+        ),
+        "fighter_unknown_preset": (
+            "{side}: unknown preset '{preset}'",
+            "{side} : modèle « {preset} » inconnu",
+        ),
+        "fighter_name_1_to_60": (
+            "{side}: 'name' is text of 1 to 60 characters",
+            "{side} : « name » est un texte de 1 à 60 caractères",
+        ),
+        "fighter_sheet_unreadable": (
+            "{side}: invalid sheet: {detail}",
+            "{side} : fiche invalide : {detail}",
+        ),
+        "resolver_supports_only": (
+            "the 1v1 resolver does not support '{ruleset}'; it supports: {supported}",
+            "le résolveur 1 contre 1 ne prend pas en charge « {ruleset} » ; il prend en"
+            " charge : {supported}",
+        ),
+        # saving a simulated fight
+        "fight_saved_meanwhile": (
+            "the fight was saved by someone else meanwhile",
+            "le combat a été enregistré par quelqu'un d'autre entre-temps",
+        ),
+        "seed_names_another_fight": (
+            "seed '{seed}' already names another saved fight (other fighters or settings):"
+            " choose another seed to save this one",
+            "la graine « {seed} » désigne déjà un autre combat enregistré (d'autres"
+            " combattants ou réglages) : choisissez une autre graine pour enregistrer celui-ci",
+        ),
+        # a webhook URL the server will not call (server/webhooks/outbound.py)
+        "webhook_url_printable": (
+            "a webhook URL is printable ASCII with no spaces, up to 2000 characters",
+            "une URL de webhook est en ASCII imprimable, sans espace, de 2000 caractères au plus",
+        ),
+        "webhook_url_http": (
+            "a webhook URL starts with http:// or https://",
+            "une URL de webhook commence par http:// ou https://",
+        ),
+        "webhook_url_host": ("a webhook URL names a host", "une URL de webhook nomme un hôte"),
+        "webhook_url_port": (
+            "the webhook URL's port is not a number from 1 to 65535",
+            "le port de l'URL du webhook n'est pas un nombre de 1 à 65535",
+        ),
+        "webhook_host_unresolved": (
+            "the webhook host does not resolve",
+            "l'hôte du webhook ne se résout pas",
+        ),
+        "webhook_host_not_public": (
+            "the webhook host resolves to a loopback, private or link-local address"
+            " (the operator may allow it with FRACAS_WEBHOOK_ALLOW)",
+            "l'hôte du webhook se résout en une adresse de bouclage, privée ou de lien local"
+            " (l'exploitant peut l'autoriser avec FRACAS_WEBHOOK_ALLOW)",
+        ),
+    }
+)
+
 # What only the GM may do (`only_gm_may`'s `what`, as the encounter names it).
 GM_ACTS: dict[str, str] = {
     "add combatants": "ajouter des combattants",
@@ -1011,6 +1220,7 @@ CODES: dict[str, tuple[str, str]] = {
     "not_found": ("no such thing here", "introuvable ici"),
     "method_not_allowed": ("another method is served here", "une autre méthode est servie ici"),
     "too_large": ("the body is over the size limit", "le corps dépasse la taille permise"),
+    "timeout": ("the request did not arrive in time", "la requête n'est pas arrivée à temps"),
     "conflict": ("the state changed meanwhile", "l'état a changé entre-temps"),
     "rate_limited": ("too many requests; wait a little", "trop de requêtes : patientez un peu"),
     "unavailable": (

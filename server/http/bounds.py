@@ -39,9 +39,11 @@ def check_json(raw: bytes) -> bytes:
     try:
         doc = msgspec.json.decode(raw)
     except RecursionError as e:
-        raise HTTPError(400, "invalid", f"JSON nests at most {MAX_DEPTH} levels") from e
+        raise HTTPError(
+            400, "invalid", reason="json_nests_too_deep", params={"max": MAX_DEPTH}
+        ) from e
     except msgspec.DecodeError as e:
-        raise HTTPError(400, "invalid", f"malformed JSON: {e}") from e
+        raise HTTPError(400, "invalid", reason="malformed_json", params={"detail": str(e)}) from e
     # (value, depth, its container's path, its key or index): a path is only spelled out
     # for the error, so a body of 100,000 numbers is walked without building strings.
     stack: list[tuple[Any, int, str, Any]] = [(doc, 1, "$", None)]
@@ -51,7 +53,12 @@ def check_json(raw: bytes) -> bytes:
         if isinstance(value, dict | list):
             where = _path(parent, key)
             if depth > MAX_DEPTH:
-                raise HTTPError(400, "invalid", f"JSON nests at most {MAX_DEPTH} levels ({where})")
+                raise HTTPError(
+                    400,
+                    "invalid",
+                    reason="json_nests_too_deep_at",
+                    params={"max": MAX_DEPTH, "where": where},
+                )
             if isinstance(value, dict):
                 for k, item in value.items():
                     _text(k, parent, key)
@@ -65,7 +72,7 @@ def check_json(raw: bytes) -> bytes:
                 integral = True
                 continue
             where = _path(parent, key)
-            raise HTTPError(422, "invalid", f"{where}: whole numbers only, no fractions")
+            raise HTTPError(422, "invalid", reason="whole_numbers_only", params={"where": where})
         elif type(value) is str:
             _text(value, parent, key)
     return msgspec.json.encode(_whole(doc)) if integral else raw
@@ -90,22 +97,23 @@ def _path(parent: str, key: Any) -> str:
 def _text(value: str, parent: str, key: Any) -> None:
     if _CONTROL.search(value):
         where = _path(parent, key)
-        raise HTTPError(
-            422, "invalid", f"{where}: control characters and line breaks are not allowed"
-        )
+        raise HTTPError(422, "invalid", reason="no_control_characters", params={"where": where})
     if not value.isascii():  # ASCII holds no format character: the common case stays cheap
         found = next((c for c in value if unicodedata.category(c) == "Cf"), None)
         if found is not None:
             where = _path(parent, key)
             raise HTTPError(
-                422, "invalid",
-                f"{where}: invisible and bidirectional formatting characters"
-                f" (U+{ord(found):04X}) are not allowed",
-            )  # fmt: skip
+                422,
+                "invalid",
+                reason="no_format_characters",
+                params={"where": where, "char": f"U+{ord(found):04X}"},
+            )
 
 
 def whole_param(raw: str, name: str) -> int:
     """A query or path parameter as a whole number from 0 to MAX_PARAM, else 400 invalid."""
     if not raw.isascii() or not raw.isdigit() or len(raw) > 10 or int(raw) > MAX_PARAM:
-        raise HTTPError(400, "invalid", f"{name} is a whole number from 0 to {MAX_PARAM}")
+        raise HTTPError(
+            400, "invalid", reason="param_whole_0_to", params={"param": name, "max": MAX_PARAM}
+        )
     return int(raw)

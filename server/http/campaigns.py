@@ -59,12 +59,12 @@ class CreateCampaign(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 async def require_gm(svc: EncounterService, campaign_id: str, token: str | None) -> None:
     """401 without a token that gives access to this War, 403 for a non-GM one."""
     if token is None:
-        raise HTTPError(401, "unauthorized", "send Authorization: Bearer <the War's GM token>")
+        raise HTTPError(401, "unauthorized", reason="send_war_gm_token")
     who = await auth.principal(svc.store, campaign_id, token)
     if who is None:
-        raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+        raise HTTPError(401, "unauthorized", reason="token_no_access_war")
     if who.role != "gm":
-        raise Forbidden("only the War's GM may do this")
+        raise Forbidden(reason="only_war_gm_may")
 
 
 async def open_encounter_in_war(
@@ -84,7 +84,11 @@ async def open_encounter_in_war(
 async def create_campaign(request: Request) -> Response:
     body = msgspec.json.decode(await body_of(request), type=CreateCampaign)
     if body.ruleset != RULESET:
-        raise RuleViolation(f"a War is played under {RULESET}, not {body.ruleset!r}", "RK-AMB-9")
+        raise RuleViolation(
+            rule="RK-AMB-9",
+            reason="war_played_under",
+            params={"ruleset": body.ruleset, "required": RULESET},
+        )
     check_settings(REGISTRY[RULESET], {k: v for k, v in body.settings.items() if k in SETTINGS})
     limit_creation(request)
     svc = service(request)
@@ -116,7 +120,7 @@ async def post_campaign_command(request: Request) -> Response:
         eid = parse_id(str(command.encounter))
         proj = await svc.load(eid)
         if proj.state.ledger.campaign != campaign_id:
-            raise Invalid(f"encounter {eid} was not fought in this War")
+            raise Invalid(reason="encounter_not_in_this_war", params={"encounter": eid})
         if not proj.state.ledger.closed:
             raise Refused("rule_violation", reason="close_before_carry_back")
         carried = await carry_back(svc, eid)
@@ -130,7 +134,7 @@ async def get_campaign(request: Request) -> Response:
     token = bearer(request)
     who = None if token is None else await auth.principal(svc.store, campaign_id, token)
     if token is not None and who is None:
-        raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+        raise HTTPError(401, "unauthorized", reason="token_no_access_war")
     gm = who is not None and who.role == "gm"
     return json_response(view(await load(svc, campaign_id), gm))
 

@@ -47,11 +47,11 @@ RETRY_AFTER = 2
 _LINGER = 1.0  # how long a shed connection is read (and dropped) before it is closed
 
 
-def _answer(status: int, reason: str, code: str, message: str, extra: str = "") -> bytes:
-    body = json.dumps(error_body(code, message)).encode()
+def _answer(status: int, phrase: str, code: str, *, reason: str, extra: str = "") -> bytes:
+    body = json.dumps(error_body(code, "", reason=reason)).encode()
     security = "".join(f"{k.decode()}: {v.decode()}\r\n" for k, v in HEADERS)
     head = (
-        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+        f"HTTP/1.1 {status} {phrase}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\nconnection: close\r\n{extra}{security}\r\n"
     )
     return head.encode("ascii") + body
@@ -59,12 +59,9 @@ def _answer(status: int, reason: str, code: str, message: str, extra: str = "") 
 
 OVER_CAP = _answer(
     503, "Service Unavailable", "unavailable",
-    "too many connections to this server; retry shortly",
-    f"retry-after: {RETRY_AFTER}\r\n",
+    reason="too_many_connections", extra=f"retry-after: {RETRY_AFTER}\r\n",
 )  # fmt: skip
-HEADERS_TOO_SLOW = _answer(
-    408, "Request Timeout", "timeout", "the request's headers did not arrive in time"
-)
+HEADERS_TOO_SLOW = _answer(408, "Request Timeout", "timeout", reason="headers_too_slow")
 
 
 class LimitedH11(H11Protocol):
@@ -174,8 +171,8 @@ class BodyDeadline:
                     message = await receive()
             except TimeoutError:
                 raise HTTPError(
-                    408, "timeout", f"the request's body did not arrive in {self.seconds:g} s",
-                    headers={"Connection": "close"},
+                    408, "timeout", reason="body_too_slow",
+                    params={"seconds": f"{self.seconds:g}"}, headers={"Connection": "close"},
                 ) from None  # fmt: skip
             if message["type"] != "http.request" or not message.get("more_body", False):
                 done = True

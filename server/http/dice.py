@@ -29,7 +29,7 @@ async def encounter_dice(request: Request) -> Response:
     role = view_role(await caller(request, eid, required=False))
     envs = await svc.envelopes(eid)
     if not envs:
-        raise HTTPError(404, "not_found", f"no encounter {eid}")
+        raise HTTPError(404, "not_found", reason="no_encounter", params={"encounter": eid})
     return json_response(dice.fairness(dice.count(envs, role)))
 
 
@@ -41,7 +41,7 @@ async def campaign_dice(request: Request) -> Response:
     if token is not None:
         who = await auth.principal(svc.store, campaign_id, token)
         if who is None:
-            raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+            raise HTTPError(401, "unauthorized", reason="token_no_access_war")
         role = "gm" if who.role == "gm" else "public"
     loaded = await load_war(svc, campaign_id)
     parts = [dice.count(await svc.envelopes(eid), role) for eid in loaded.carried()]

@@ -19,16 +19,27 @@ log = logging.getLogger(__name__)
 
 
 class HTTPError(Exception):
-    """An error the adapters raise directly (auth, body size, bad JSON)."""
+    """An error the adapters raise directly (auth, body size, bad JSON), with facts as a
+    domain refusal has them: a code, a reason key and the parameters its words need,
+    worded in English and French in projections/words/refusals.py (every key used in
+    server/ has words there: tests/unit/test_refusal_words.py)."""
 
     def __init__(
-        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        *,
+        reason: str,
+        params: Mapping[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(message)
         self.status = status
         self.code = code
-        self.message = message
+        self.reason = reason
+        self.params: dict[str, Any] = dict(params or {})
         self.headers = headers
+        self.message = word(code, reason, self.params)[0]  # the English words, for logs
+        super().__init__(self.message)
 
 
 def error_body(
@@ -64,11 +75,15 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
 def error_response(
     status: int,
     code: str,
-    message: str,
+    message: str = "",
     rule: str | None = None,
     headers: dict[str, str] | None = None,
+    *,
+    reason: str | None = None,
+    params: Mapping[str, Any] | None = None,
 ) -> Response:
-    return json_response(error_body(code, message, rule), status, headers)
+    """An error answer; with no `message` its words are its reason's (else its code's)."""
+    return json_response(error_body(code, message, rule, reason, params), status, headers)
 
 
 def refusal_body(exc: Refused) -> dict[str, Any]:
@@ -121,17 +136,14 @@ def unavailable(exc: BaseException) -> bool:
 
 
 def unavailable_response() -> Response:
-    return error_response(
-        503,
-        "unavailable",
-        "the database is out of reach; retry after a few seconds (same Idempotency-Key)",
-        headers={"Retry-After": str(RETRY_AFTER)},
-    )
+    return error_response(503, "unavailable", headers={"Retry-After": str(RETRY_AFTER)})
 
 
 async def on_http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPError)
-    return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+    return error_response(
+        exc.status, exc.code, headers=exc.headers, reason=exc.reason, params=exc.params
+    )
 
 
 async def on_refused(request: Request, exc: Exception) -> Response:
@@ -140,15 +152,19 @@ async def on_refused(request: Request, exc: Exception) -> Response:
 
 
 async def on_validation(request: Request, exc: Exception) -> Response:
-    return error_response(
-        422 if isinstance(exc, msgspec.ValidationError) else 400, "invalid", str(exc)
-    )
+    """A body that does not fit its schema (422) or is no JSON (400); msgspec's text says
+    where, and is passed along as it is."""
+    if isinstance(exc, msgspec.ValidationError):
+        return error_response(422, "invalid", reason="body_off_schema", params={"detail": str(exc)})
+    return error_response(400, "invalid", reason="malformed_json", params={"detail": str(exc)})
 
 
 async def on_starlette_http(request: Request, exc: Exception) -> Response:
+    """A route or method the app does not serve: its code's words (Starlette's detail is
+    the bare HTTP phrase, English only)."""
     status = getattr(exc, "status_code", 500)
     codes = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized", 413: "too_large"}
-    response = error_response(status, codes.get(status, "error"), str(getattr(exc, "detail", "")))
+    response = error_response(status, codes.get(status, "error"))
     response.headers.update(getattr(exc, "headers", None) or {})  # a 405's Allow (RFC 9110)
     return response
 
@@ -176,4 +192,4 @@ async def on_internal(conn: HTTPConnection, exc: Exception) -> Response | None:
     if isinstance(conn, WebSocket):
         await conn.close(code=1011)
         return None
-    return error_response(500, "internal", "the server failed on this request; it was logged")
+    return error_response(500, "internal")

@@ -35,7 +35,7 @@ async def get_log(request: Request) -> Response:
     before = _param(request, "before", MAX_PARAM)
     limit = _param(request, "limit", LOG_LINES)
     if not 1 <= limit <= MAX_LIMIT:
-        raise HTTPError(400, "invalid", f"limit is a whole number from 1 to {MAX_LIMIT}")
+        raise HTTPError(400, "invalid", reason="limit_whole_1_to", params={"max": MAX_LIMIT})
     proj = await svc.load(eid)
     page = log_page(proj.lines, role, before, limit)
     if not page.more and not _complete(proj):

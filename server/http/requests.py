@@ -20,13 +20,13 @@ async def body_of(request: Request) -> bytes:
     characters); integral floats come back as ints."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-        raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
+        raise HTTPError(413, "too_large", reason="body_over_limit", params={"max": MAX_BODY})
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_BODY:
-            raise HTTPError(413, "too_large", f"request bodies are limited to {MAX_BODY} bytes")
+            raise HTTPError(413, "too_large", reason="body_over_limit", params={"max": MAX_BODY})
         chunks.append(chunk)
     return check_json(b"".join(chunks))
 
@@ -54,8 +54,8 @@ def limit_creation(request: Request) -> None:
         raise HTTPError(
             429,
             "rate_limited",
-            f"at most {limiter.per_minute} encounters or Wars per minute from one address;"
-            f" retry in {seconds} s",
+            reason="creations_rate_limited",
+            params={"per_minute": limiter.per_minute, "seconds": seconds},
             headers={"Retry-After": str(seconds)},
         )
 
@@ -66,9 +66,9 @@ async def caller(request: Request, encounter_id: str, required: bool = True) -> 
     token = bearer(request)
     if token is None:
         if required:
-            raise HTTPError(401, "unauthorized", "send Authorization: Bearer <token>")
+            raise HTTPError(401, "unauthorized", reason="send_bearer_token")
         return SPECTATOR
     who = await service(request).principal(encounter_id, token)
     if who is None:
-        raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
+        raise HTTPError(401, "unauthorized", reason="token_no_access_encounter")
     return who

@@ -69,18 +69,21 @@ def fighter(side: str, raw: str | dict[str, Any], rules: Any) -> tuple[str | dic
     """
     if isinstance(raw, str):
         if raw not in rules.presets:
-            known = ", ".join(sorted(rules.presets))
-            raise Invalid(f"{side}: unknown preset {raw!r} of {rules.id} ({known})")
+            raise Invalid(
+                reason="fighter_unknown_preset_of",
+                params={"side": side, "preset": raw, "ruleset": rules.id,
+                        "presets": sorted(rules.presets)},
+            )  # fmt: skip
         return raw, raw.capitalize()
     data = dict(raw)
     name = data.pop("name", None)
     preset = data.pop("preset", None)
     if name is not None and (not isinstance(name, str) or not 1 <= len(name.strip()) <= 60):
-        raise Invalid(f"{side}: 'name' is text of 1 to 60 characters")
+        raise Invalid(reason="fighter_name_1_to_60", params={"side": side})
     if preset is not None:
         merged = with_preset(rules.presets, preset, data)
         if merged is None:
-            raise Invalid(f"{side}: unknown preset {preset!r}")
+            raise Invalid(reason="fighter_unknown_preset", params={"side": side, "preset": preset})
         if not data:  # the preset as it is: the very duel `fracas simulate` runs
             return preset, (name or preset.capitalize()).strip()
         data = merged
@@ -89,7 +92,9 @@ def fighter(side: str, raw: str | dict[str, Any], rules: Any) -> tuple[str | dic
     except Refused as e:
         raise unfit(f"{side}: invalid sheet: {e.message}", e) from e
     except (TypeError, ValueError, KeyError, AttributeError) as e:
-        raise Invalid(f"{side}: invalid sheet: {e}") from e
+        raise Invalid(
+            reason="fighter_sheet_unreadable", params={"side": side, "detail": str(e)}
+        ) from e
     default = preset.capitalize() if preset else f"Fighter {side.upper()}"
     return data, (name or default).strip()
 
@@ -143,12 +148,15 @@ async def post_simulate(request: Request) -> Response:
     body = decode_strict(await body_of(request), _body_decoder, SimulateBody)
     rules = REGISTRY.get(body.ruleset)
     if rules is None:
-        raise Invalid(f"unknown rule system {body.ruleset!r}; known: {sorted(REGISTRY)}")
+        raise Invalid(
+            reason="unknown_rule_system_known",
+            params={"ruleset": body.ruleset, "registry": sorted(REGISTRY)},
+        )
     if body.ruleset not in SIMULATE_RULESETS:
         raise RuleViolation(
-            f"the 1v1 resolver does not support {body.ruleset!r}; "
-            f"it supports: {', '.join(SIMULATE_RULESETS)}",
-            "NA-37",
+            rule="NA-37",
+            reason="resolver_supports_only",
+            params={"ruleset": body.ruleset, "supported": list(SIMULATE_RULESETS)},
         )
     (a, name_a), (b, name_b) = fighter("a", body.a, rules), fighter("b", body.b, rules)
     if body.save:  # a saved fight is an encounter like any other (and issues a token)
@@ -168,7 +176,7 @@ async def post_simulate(request: Request) -> Response:
         try:
             saved = await save_fight(service(request), seed, summary.example.events, rules)
         except SaveConflict as e:
-            raise HTTPError(409, "conflict", str(e)) from e
+            raise HTTPError(409, "conflict", reason="fight_saved_meanwhile") from e
         eid = saved["id"]
         if not saved["saved"]:
             stored = await service(request).envelopes(eid)
@@ -176,8 +184,8 @@ async def post_simulate(request: Request) -> Response:
                 raise HTTPError(
                     409,
                     "conflict",
-                    f"seed {seed!r} already names another saved fight (other fighters or"
-                    " settings): choose another seed to save this one",
+                    reason="seed_names_another_fight",
+                    params={"seed": seed},
                 )
         out = answer(summary, names, seed, body.lang, eid)  # its report names the encounter
         out["encounter"] = {

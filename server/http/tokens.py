@@ -38,12 +38,12 @@ async def require_gm(request: Request, encounter_id: str) -> tuple[Principal, st
     """The caller's principal and token, if it is the encounter's GM; else 401/403."""
     token = bearer(request)
     if token is None:
-        raise HTTPError(401, "unauthorized", "send Authorization: Bearer <token>")
+        raise HTTPError(401, "unauthorized", reason="send_bearer_token")
     who = await service(request).principal(encounter_id, token)
     if who is None:
-        raise HTTPError(401, "unauthorized", "this token gives no access to this encounter")
+        raise HTTPError(401, "unauthorized", reason="token_no_access_encounter")
     if who.role != "gm":
-        raise HTTPError(403, "forbidden", "only the GM manages this encounter's links")
+        raise HTTPError(403, "forbidden", reason="only_gm_manages_links")
     await service(request).load(encounter_id)  # a War's uuid is no encounter: 404
     return who, token
 
@@ -52,12 +52,12 @@ async def require_war_gm(request: Request, campaign_id: str) -> str:
     """The caller's token, if it is the War's GM's; else 401/403 (404: no such War)."""
     token = bearer(request)
     if token is None:
-        raise HTTPError(401, "unauthorized", "send Authorization: Bearer <token>")
+        raise HTTPError(401, "unauthorized", reason="send_bearer_token")
     who = await auth.principal(service(request).store, campaign_id, token)
     if who is None:
-        raise HTTPError(401, "unauthorized", "this token gives no access to this War")
+        raise HTTPError(401, "unauthorized", reason="token_no_access_war")
     if who.role != "gm":
-        raise HTTPError(403, "forbidden", "only the War's GM manages its links")
+        raise HTTPError(403, "forbidden", reason="only_war_gm_manages_links")
     await load_war(service(request), campaign_id)  # an encounter's uuid is no War: 404
     return token
 
@@ -85,13 +85,23 @@ async def issue_token(request: Request) -> Response:
     wanted = list(dict.fromkeys(body.combatants))
     if body.role == "player":
         if not wanted:
-            raise HTTPError(422, "invalid", "a player link names one or more combatants")
+            raise HTTPError(422, "invalid", reason="player_link_names_combatants")
         known = (await service(request).load(eid)).state.game.combatants
         missing = [c for c in wanted if c not in known]
         if missing:
-            raise HTTPError(422, "invalid", f"no combatant {missing[0]!r} in this encounter")
+            raise HTTPError(
+                422,
+                "invalid",
+                reason="no_combatant_this_encounter",
+                params={"combatant_id": missing[0]},
+            )
     elif wanted:
-        raise HTTPError(422, "invalid", f"a {body.role} link names no combatant")
+        reason = (
+            "gm_link_names_no_combatant"
+            if body.role == "gm"
+            else "spectator_link_names_no_combatant"
+        )
+        raise HTTPError(422, "invalid", reason=reason)
     token_id, token = await auth.issue_with_id(service(request).store, eid, body.role, wanted)
     return json_response({"id": token_id, "token": token, "link": f"/e/{eid}#token={token}"}, 201)
 
@@ -102,9 +112,11 @@ async def revoke_token(request: Request) -> Response:
     token_id = request.path_params["token_id"]
     store = service(request).store
     if await auth.id_of(store, eid, token) == token_id:
-        raise HTTPError(422, "invalid", "the link you are using cannot revoke itself")
+        raise HTTPError(422, "invalid", reason="link_cannot_revoke_itself")
     if not await auth.revoke(store, eid, token_id):
-        raise HTTPError(404, "not_found", f"no live link {token_id!r} in this encounter")
+        raise HTTPError(
+            404, "not_found", reason="no_live_link_encounter", params={"token_id": token_id}
+        )
     return json_response({"id": token_id, "revoked": True})
 
 
@@ -143,9 +155,9 @@ async def revoke_war_token(request: Request) -> Response:
     token_id = request.path_params["token_id"]
     store = service(request).store
     if await auth.id_of(store, campaign_id, token) == token_id:
-        raise HTTPError(422, "invalid", "the link you are using cannot revoke itself")
+        raise HTTPError(422, "invalid", reason="link_cannot_revoke_itself")
     if not await auth.revoke(store, campaign_id, token_id):
-        raise HTTPError(404, "not_found", f"no live link {token_id!r} in this War")
+        raise HTTPError(404, "not_found", reason="no_live_link_war", params={"token_id": token_id})
     return json_response({"id": token_id, "revoked": True})
 
 

@@ -62,11 +62,11 @@ async def put_webhook(request: Request) -> Response:
         parts = check_url(body.url)
         await vetted(parts, request.app.state.webhooks.allow)
     except Unsafe as e:
-        raise HTTPError(422, "invalid", str(e)) from e
+        raise HTTPError(422, "invalid", reason=e.reason) from e
     svc = service(request)
     head, _ = await svc.store.head(stream_of(eid))
     if head == 0:
-        raise HTTPError(404, "not_found", f"no encounter {eid}")
+        raise HTTPError(404, "not_found", reason="no_encounter", params={"encounter": eid})
     kinds = list(dict.fromkeys(body.kinds or KINDS))
     hook_id, secret = secrets.token_hex(8), secrets.token_hex(32)
     await svc.store.set_webhook(
@@ -94,7 +94,7 @@ async def get_webhook(request: Request) -> Response:
     store = service(request).store
     hook = await store.webhook_of(eid)
     if hook is None:
-        raise HTTPError(404, "not_found", "this encounter has no webhook")
+        raise HTTPError(404, "not_found", reason="no_webhook")
     rows = await store.recent_deliveries(hook.id, RECENT)
     return json_response(
         {
@@ -127,7 +127,7 @@ async def delete_webhook(request: Request) -> Response:
     eid = parse_id(request.path_params["id"])
     await require_gm(request, eid)
     if not await service(request).store.drop_webhook(eid):
-        raise HTTPError(404, "not_found", "this encounter has no webhook")
+        raise HTTPError(404, "not_found", reason="no_webhook")
     return json_response({"deleted": True})
 
 

@@ -6,11 +6,11 @@ Encounters in a War (`POST /api/encounters` with `campaign`): `open_in_war` open
 encounter with the War's ranks-d100 settings under the given ones, and adds every
 character able to take part today (not dead, not sidelined, some mana left:
 `domain.campaign.joining`). Each `add_combatant` names its `character`, which is how the
-carry-back maps combatants to characters (older streams: a `war:<character id>` command
-id). The `close` of such an encounter appends, in its own transaction, what
-`domain.campaign.settlements` decides to the War (`settling`): one `character_settled` per
-character, in one batch whose meta names the encounter, so a close never lands without
-its carry-back, and a second carry-back sees it and appends nothing.
+carry-back maps combatants to characters. The `close` of such an encounter appends, in
+its own transaction, what `domain.campaign.settlements` decides to the War (`settling`):
+one `character_settled` per character, in one batch whose meta names the encounter, so a
+close never lands without its carry-back, and a second carry-back sees it and appends
+nothing.
 """
 
 from __future__ import annotations
@@ -35,9 +35,6 @@ from server.store.port import ConcurrencyError, NewEvent, Recorded
 
 RULESET = "ranks-d100"
 RETRIES = 5
-# Older streams said which War character a combatant was only through the command id
-# of its add_combatant ("war:<character id>"); newer ones carry `character` in the event.
-WAR_KEY = "war:"
 
 
 class CarryBack(
@@ -249,12 +246,7 @@ async def settle_in_war(
     loaded = await load(service, campaign_id)
     if encounter_id in loaded.carried():
         return {"id": campaign_id, "version": loaded.version, "carried": False}
-    legacy: dict[str, str] = {}  # streams before `character`: the add's command id
-    for env in await service.envelopes(encounter_id):
-        key = str(env["meta"].get("command_id", ""))
-        if env["type"] == "combatant_added" and key.startswith(WAR_KEY):
-            legacy[str(env["data"]["combatant_id"])] = key[len(WAR_KEY) :]
-    events = war.settlements(loaded.state, state.game, led.settings, legacy)
+    events = war.settlements(loaded.state, state.game, led.settings)
     if not events:
         return {"id": campaign_id, "version": loaded.version, "carried": False}
     meta = {"actor": "gm", "command_id": uuid.uuid4().hex, "encounter": encounter_id}

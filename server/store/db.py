@@ -363,7 +363,7 @@ async def _reset_if_dirty(conn: asyncpg.Connection[Any]) -> None:
 
     asyncpg's default reset costs a round trip on every release (~0.2 ms here). The
     server keeps no session state on pooled connections (LISTEN has its own
-    connection; fracas_append releases its advisory lock), so only a connection left
+    connection; the append trigger releases its advisory lock), so only a connection left
     in a transaction, by a cancel, needs it.
     """
     if conn.is_in_transaction():

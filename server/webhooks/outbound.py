@@ -21,13 +21,21 @@ import ssl
 from dataclasses import dataclass, field
 from urllib.parse import SplitResult, urlsplit
 
+from projections.words.refusals import word_reason
+
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 Net = ipaddress.IPv4Network | ipaddress.IPv6Network
 _PRINTABLE = re.compile(r"[!-~]{1,2000}")  # ASCII, no space, no CR/LF (header injection)
 
 
 class Unsafe(Exception):
-    """A URL the server refuses to call; the message says why, without the URL."""
+    """A URL the server refuses to call: `reason` says why (a key worded in
+    projections/words/refusals.py), never the URL; str() is its English words."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        said = word_reason(reason, {})
+        super().__init__(said[0] if said else reason)
 
 
 @dataclass(frozen=True)
@@ -94,16 +102,16 @@ def public(ip: IP) -> bool:
 def check_url(url: str) -> SplitResult:
     """The parts of an http(s) URL the server may store; raises Unsafe otherwise."""
     if not _PRINTABLE.fullmatch(url):
-        raise Unsafe("a webhook URL is printable ASCII with no spaces, up to 2000 characters")
+        raise Unsafe("webhook_url_printable")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
-        raise Unsafe("a webhook URL starts with http:// or https://")
+        raise Unsafe("webhook_url_http")
     if not parts.hostname:
-        raise Unsafe("a webhook URL names a host")
+        raise Unsafe("webhook_url_host")
     try:
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError as e:
-        raise Unsafe("the webhook URL's port is not a number from 1 to 65535") from e
+        raise Unsafe("webhook_url_port") from e
     return parts
 
 
@@ -116,19 +124,16 @@ async def vetted(parts: SplitResult, allow: Allow) -> list[IP]:
             host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
         )
     except (OSError, UnicodeError) as e:
-        raise Unsafe("the webhook host does not resolve") from e
+        raise Unsafe("webhook_host_unresolved") from e
     ips: list[IP] = []
     for info in infos:
         ip = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
         if not public(ip) and not allow.permits(host, ip):
-            raise Unsafe(
-                "the webhook host resolves to a loopback, private or link-local address"
-                " (the operator may allow it with FRACAS_WEBHOOK_ALLOW)"
-            )
+            raise Unsafe("webhook_host_not_public")
         if ip not in ips:
             ips.append(ip)
     if not ips:
-        raise Unsafe("the webhook host does not resolve")
+        raise Unsafe("webhook_host_unresolved")
     return ips
 
 

@@ -133,3 +133,41 @@ def test_a_war_command_answers_its_lines_worded_by_the_server(api: Api) -> None:
     assert {"text": "Élise: already full", "text_fr": "Élise : déjà au maximum"}.items() <= (
         day["lines"][1].items()
     )
+
+
+def server_error(r: Any, status: int) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    error: dict[str, Any] = r.json()["error"]
+    assert error["reason"] in WORDS, error
+    assert error["message_fr"] != error["message"], error
+    assert "la requête ne convient pas" not in error["message_fr"], error
+    return error
+
+
+def test_the_servers_own_errors_answer_their_reason_in_english_and_french(api: Api) -> None:
+    made = api.create()
+    eid, gm = made["id"], made["gm_token"]
+    bearer = {"Authorization": f"Bearer {gm}"}
+
+    bad_format = api.http.get(f"/api/encounters/{eid}/export", params={"format": "xml"})
+    error = server_error(bad_format, 400)
+    assert (error["reason"], error["message"], error["message_fr"]) == (
+        "export_format_one_of",
+        "format is one of json, markdown, bbcode, text",
+        "format vaut json, markdown, bbcode ou text",
+    )
+
+    ghost = api.http.post(
+        f"/api/encounters/{eid}/tokens", json={"role": "player", "combatants": ["c9"]},
+        headers=bearer,
+    )  # fmt: skip
+    error = server_error(ghost, 422)
+    assert (error["reason"], error["params"]) == (
+        "no_combatant_this_encounter",
+        {"combatant_id": "c9"},
+    )
+    assert error["message_fr"] == "aucun combattant « c9 » dans cette rencontre"
+
+    no_token = api.http.post(f"/api/encounters/{eid}/tokens", json={"role": "spectator"})
+    error = server_error(no_token, 401)
+    assert error["message_fr"] == "envoyez Authorization: Bearer <jeton>"

@@ -24,7 +24,6 @@ from server.store.port import ConcurrencyError, NewEvent, Recorded
 from server.store.postgres import PostgresEventStore, tail
 
 META = {"command_id": "c-1", "actor": "gm", "rules_version": "test-1"}
-APPEND = "SELECT * FROM fracas_append($1, 0, $2, $3::jsonb)"  # a new stream, by hand
 Pool: TypeAlias = "asyncpg.Pool[Any]"
 
 
@@ -58,27 +57,6 @@ async def last_position(pool: Pool) -> int:
     return int(await pool.fetchval("SELECT coalesce(max(position), 0) FROM events"))
 
 
-def batch_json(stream: str, count: int, prev_hash: str = GENESIS) -> tuple[str, str]:
-    """A valid fracas_append payload for a new stream, and the last hash, built by hand."""
-    rows, previous = [], prev_hash
-    for version in range(1, count + 1):
-        meta = {**META, "recorded_at": "2026-11-29T11:00:00.000000Z"}
-        envelope = {
-            "stream": stream,
-            "version": version,
-            "type": "tested",
-            "data": {},
-            "meta": meta,
-        }
-        digest = link(previous, envelope)
-        rows.append(
-            {"type": "tested", "data": {}, "meta": meta, "prev_hash": previous, "hash": digest}
-            | {"recorded_at": meta["recorded_at"]}
-        )
-        previous = digest
-    return msgspec.json.encode(rows).decode(), previous
-
-
 # --- appending ---------------------------------------------------------------
 
 
@@ -97,32 +75,6 @@ async def test_an_append_on_a_stale_cached_head_is_refused_by_the_database(
     assert isinstance(raised.value.__cause__, asyncpg.SerializationError)
     assert raised.value.actual == 2
     assert [e.data["amount"] for e in await store.read_stream(stream)] == [1, 2]
-
-
-async def test_fracas_append_refuses_a_prev_hash_that_is_not_the_stored_one(pool: Pool) -> None:
-    stream = new_stream()
-    payload, _ = batch_json(stream, 1)
-    await pool.fetchrow(APPEND, stream, GENESIS, payload)
-
-    with pytest.raises(asyncpg.SerializationError, match="fracas_conflict"):
-        await pool.fetchrow(
-            "SELECT * FROM fracas_append($1, 1, $2, $3::jsonb)", stream, "f" * 64, payload
-        )
-    assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 1
-
-
-@pytest.mark.parametrize("broken_link", [0, 1, 2], ids=["first", "second", "third"])
-async def test_fracas_append_refuses_a_batch_that_does_not_chain(
-    pool: Pool, broken_link: int
-) -> None:
-    stream = new_stream()
-    payload, _ = batch_json(stream, 3)
-    rows = msgspec.json.decode(payload)
-    rows[broken_link]["prev_hash"] = "a" * 64
-
-    with pytest.raises(asyncpg.CheckViolationError, match="fracas_bad_chain"):
-        await pool.fetchrow(APPEND, stream, GENESIS, msgspec.json.encode(rows).decode())
-    assert await pool.fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == 0
 
 
 async def test_a_refused_append_leaves_no_row_behind(store: PostgresEventStore, pool: Pool) -> None:
@@ -242,14 +194,13 @@ async def test_a_reader_does_not_see_past_an_append_that_has_not_committed(
 ) -> None:
     start = await last_position(pool)
     slow, fast = new_stream(), new_stream()
-    payload, _ = batch_json(slow, 1)
+    prevs, hashes = chained(slow, range(1, 2))
     async with pool.acquire() as conn:
         transaction = conn.transaction()
         await transaction.start()
-        slow_row = await conn.fetchrow(APPEND, slow, GENESIS, payload)
+        [slow_position] = await insert_rows(conn, slow, [1], prevs, hashes)  # a plain INSERT
         [fast_event] = await store.append(fast, 0, [hit(1)], META)
-        assert slow_row is not None
-        assert fast_event.position > slow_row["positions"][0]
+        assert fast_event.position > slow_position
 
         assert [e for e in await store.read_all(start) if e.stream in (slow, fast)] == []
 
@@ -288,7 +239,7 @@ async def test_an_append_failing_inside_the_critical_section_leaves_no_lock_behi
     store: PostgresEventStore, pool: Pool
 ) -> None:
     stream = new_stream()
-    payload, _ = batch_json(stream, 1)
+    prevs, hashes = chained(stream, range(1, 2))
     advisory_locks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1"
     async with pool.acquire() as conn:
         transaction = conn.transaction()
@@ -298,7 +249,7 @@ async def test_an_append_failing_inside_the_critical_section_leaves_no_lock_behi
             await conn.execute("SET LOCAL ROLE fracas_app")
             with pytest.raises(asyncpg.InsufficientPrivilegeError, match="events_xact_mark"):
                 async with conn.transaction():
-                    await conn.fetchrow(APPEND, stream, GENESIS, payload)
+                    await insert_rows(conn, stream, [1], prevs, hashes)
             assert await conn.fetchval(advisory_locks, conn.get_server_pid()) == 0
         finally:
             await transaction.rollback()  # the grant comes back
@@ -469,68 +420,6 @@ async def test_the_server_role_holds_only_the_privileges_the_server_uses(
         if await pool.fetchval("SELECT has_table_privilege('fracas_app', $1, $2)", table, p)
     }
     assert held == GRANTS[table]
-
-
-async def test_schema_sql_drops_the_unkept_revealed_flag_and_the_update_grant_of_older_databases(
-    pool: Pool,
-) -> None:
-    column = (
-        "SELECT count(*) FROM information_schema.columns"
-        " WHERE table_name = 'dice_seeds' AND column_name = 'revealed'"
-    )
-    can_update = "SELECT has_table_privilege('fracas_app', 'dice_seeds', 'UPDATE')"
-    async with pool.acquire() as conn:
-        transaction = conn.transaction()
-        await transaction.start()
-        try:  # a database installed by an older schema.sql
-            await conn.execute(
-                "ALTER TABLE dice_seeds ADD COLUMN revealed boolean NOT NULL DEFAULT false"
-            )
-            await conn.execute("GRANT UPDATE ON dice_seeds TO fracas_app")
-            assert (await conn.fetchval(column), await conn.fetchval(can_update)) == (1, True)
-
-            await apply_schema(conn)
-
-            assert (await conn.fetchval(column), await conn.fetchval(can_update)) == (0, False)
-        finally:
-            await transaction.rollback()
-
-
-async def test_schema_sql_renames_the_tokens_encounter_column_of_older_databases_to_scope(
-    pool: Pool,
-) -> None:
-    columns = (
-        "SELECT array_agg(column_name::text ORDER BY column_name) FROM information_schema.columns"
-        " WHERE table_name = 'tokens' AND column_name IN ('encounter', 'scope')"
-    )
-    indexes = (
-        "SELECT array_agg(indexname::text ORDER BY indexname) FROM pg_indexes"
-        " WHERE tablename = 'tokens' AND indexname IN ('tokens_encounter_idx', 'tokens_scope_idx')"
-    )
-    war = str(uuid.uuid4())
-    async with pool.acquire() as conn:
-        transaction = conn.transaction()
-        await transaction.start()
-        try:  # a database installed by an older schema.sql, with a War's token in it
-            await conn.execute("ALTER TABLE tokens RENAME COLUMN scope TO encounter")
-            await conn.execute("ALTER INDEX tokens_scope_idx RENAME TO tokens_encounter_idx")
-            await conn.execute(
-                "INSERT INTO tokens (token_hash, encounter, role) VALUES ($1, $2, 'gm')",
-                "f" * 64,
-                war,
-            )
-            assert await conn.fetchval(columns) == ["encounter"]
-
-            await apply_schema(conn)
-            await apply_schema(conn)  # and again, as at every start
-
-            assert await conn.fetchval(columns) == ["scope"]
-            assert await conn.fetchval(indexes) == ["tokens_scope_idx"]
-            kept = await conn.fetchval("SELECT scope::text FROM tokens WHERE token_hash = $1",
-                                       "f" * 64)  # fmt: skip
-            assert kept == war
-        finally:
-            await transaction.rollback()
 
 
 async def test_appends_inside_transactions_never_wait_for_a_second_pooled_connection(

@@ -189,33 +189,6 @@ def test_a_refusal_reads_in_french_from_its_facts(
     assert said is not None and said[1] == french
 
 
-def test_an_old_stream_is_told_from_its_stored_summary_when_its_detail_lacks_the_facts() -> None:
-    from projections.log import narrate
-
-    def added(cid: str, name: str) -> ev.CombatantAdded:
-        return ev.CombatantAdded(combatant_id=cid, name=name, side=cid, sheet={}, resources={})
-
-    events: list[ev.Event] = [
-        ev.EncounterOpened(encounter_id="old", ruleset="ranks-d100", name="2024"),
-        added("c1", "J1"),
-        added("c2", "J2"),
-        ev.ActionResolved(actor="c1", action="attack_magic", outcome="success",
-                          summary="J1's attack_magic A hits J2 (11 vs 90) for 35",
-                          detail={"rank": "A", "hits": [35]}),
-        ev.ReactionResolved(pending_id=1, actor="c2", reaction="defend_agi",
-                            outcome="reduced", damage_taken=10,
-                            summary="J2 reduced: takes 10", detail={"rule": "RK-59"}),
-    ]  # fmt: skip
-    assert narrate(events).splitlines() == [
-        "J1's attack_magic A hits J2 (11 vs 90) for 35",
-        "J2 reduced: takes 10",
-    ]
-    assert narrate(events, "fr").splitlines() == [
-        "J1 : Attaque Magique, réussite",
-        "J2 : Action d'Agilité, réduit, 10 dégâts",
-    ]
-
-
 def test_a_gm_only_armor_and_hp_stay_off_the_public_hit_line() -> None:
     mail = {"name": "mail", "levels": [{"pr": 10, "pp": 3}, {"pr": 5, "pp": 1}],
             "end_required": 0}  # fmt: skip

@@ -250,7 +250,7 @@ def test_pools_carried_back_are_capped_at_the_wars_maxima_and_never_negative() -
     assert (settled.hp, settled.mana) == (w.state.characters[m].maxima["hp"], 0)
 
 
-def test_a_combatant_who_is_no_war_character_is_not_settled_and_old_streams_map_by_key() -> None:
+def test_a_combatant_who_names_no_war_character_is_not_settled() -> None:
     from domain import commands as cmd
     from domain.dice import FixedRoller
     from domain.encounter import decide_and_fold
@@ -264,9 +264,8 @@ def test_a_combatant_who_is_no_war_character_is_not_settled_and_old_streams_map_
     )
     assert settled(war.settlements(w.state, state.game, {})) == [m]
 
-    state.game.combatants[ids[m]].character = None  # as a stream from before `character`
+    state.game.combatants[ids[m]].character = None  # named no character when added
     assert war.settlements(w.state, state.game, {}) == []
-    assert settled(war.settlements(w.state, state.game, {}, legacy={ids[m]: m})) == [m]
 
 
 def test_an_unknown_war_event_type_raises_rather_than_being_skipped() -> None:

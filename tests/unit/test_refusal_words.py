@@ -138,3 +138,98 @@ def test_params_stay_plain_json_a_rank_as_its_text_a_set_sorted() -> None:
 
     refusal = Refused("invalid", reason="x", params={"rank": parse_rank("B+"), "bad": {"z", "a"}})
     assert refusal.params == {"rank": "B+", "bad": ["a", "z"]}
+
+
+# --- the server's own errors ---------------------------------------------------------
+
+SERVER = ROOT / "server"
+# Calls in server/ that carry a reason key: HTTPError(status, code, reason=...), the
+# domain's refusals, the raw answers of the connection layer and the error bodies, and a
+# webhook URL's Unsafe(reason).
+_SERVER_CALLS = {"HTTPError", "_answer", "error_response", "error_body", *REFUSALS}
+
+
+def _name(func: ast.expr) -> str:
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+
+
+def server_reasons() -> dict[str, set[str]]:
+    """reason key -> the places in server/ that use it. A reason passed through (a
+    parameter, a caught error's `e.reason`, a stored outcome's) is collected where it was
+    raised; a literal that is no key is reported under "?"."""
+    out: dict[str, set[str]] = {}
+    for path in sorted(SERVER.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        held: list[str] = []  # `reason = "a" if ... else "b"` before the raise
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "reason" for t in node.targets
+            ):
+                held += [s for s in _strings(node.value) if KEY.match(s)]
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name, place = _name(node.func), f"{path.relative_to(ROOT)}:{node.lineno}"
+            given: list[ast.expr] = [kw.value for kw in node.keywords if kw.arg == "reason"]
+            if name == "Unsafe":
+                given = node.args[:1]
+            elif name not in _SERVER_CALLS:
+                continue
+            for value in given:
+                if isinstance(value, ast.Name) and value.id == "reason" and held:
+                    keys = held
+                elif isinstance(value, ast.Constant | ast.IfExp | ast.BoolOp):
+                    keys = _strings(value) or ["?"]
+                else:
+                    continue  # passed through
+                for key in keys:
+                    out.setdefault(key if KEY.match(key) else "?", set()).add(place)
+    return out
+
+
+SERVER_REASONS = server_reasons()
+
+
+def test_the_walk_finds_the_reason_keys_of_the_servers_errors() -> None:
+    assert "?" not in SERVER_REASONS, SERVER_REASONS.get("?")
+    assert len(SERVER_REASONS) >= 40, sorted(SERVER_REASONS)
+    assert {"send_bearer_token", "no_format_characters", "body_too_slow"} <= set(SERVER_REASONS)
+    assert {"webhook_host_not_public", "gm_link_names_no_combatant"} <= set(SERVER_REASONS)
+
+
+def test_no_http_error_in_server_is_raised_with_a_sentence_instead_of_a_reason_key() -> None:
+    """HTTPError's reason is keyword-only; a positional third argument is an old English
+    message."""
+    for path in sorted(SERVER.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _name(node.func) == "HTTPError":
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                assert len(node.args) == 2, where
+                assert any(kw.arg == "reason" for kw in node.keywords), where
+
+
+@pytest.mark.parametrize("reason", sorted(SERVER_REASONS))
+def test_every_server_error_reason_has_english_and_specific_french_words(reason: str) -> None:
+    places = sorted(SERVER_REASONS[reason])
+    pair = WORDS.get(reason) or CODES.get(reason)
+    assert pair is not None, f"{reason!r} ({places}) has no words"
+    en, fr = pair
+    assert en.strip() and fr.strip() and en != fr, reason
+    assert not any(g in fr for g in GENERIC), (reason, fr)
+    holes_en = set(re.findall(r"(?<!\{)\{(\w+)\}", en))
+    holes_fr = {k.removeprefix("de_") for k in re.findall(r"(?<!\{)\{(\w+)\}", fr)}
+    assert holes_en == holes_fr, (reason, holes_en, holes_fr)
+    params = sample(en)
+    said = word("invalid", reason, params) if reason in WORDS else pair
+    for value in params.values():
+        assert value in said[0] and value in said[1], (reason, said)
+
+
+def test_every_refusal_raised_in_the_http_room_names_a_reason_not_only_a_message() -> None:
+    """A refusal with a message and no reason would answer its code's generic French."""
+    rooms = sorted((SERVER / "http").rglob("*.py")) + [SERVER / "app.py"]
+    for path in rooms:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _name(node.func) in REFUSALS:
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                assert any(kw.arg == "reason" for kw in node.keywords), where

@@ -160,9 +160,9 @@ def test_narration_tells_half_actions_shots_and_stopped_projectiles() -> None:
         added("c1", "Archer"),
         added("c2", "Knight"),
         ev.ActionResolved(actor="c1", action="move", outcome="done"),
-        ev.ActionResolved(actor="c1", action="shoot", outcome="hit", summary="", detail=shot),
+        ev.ActionResolved(actor="c1", action="shoot", outcome="hit", detail=shot),
         ev.ReactionResolved(pending_id=1, actor="c2", reaction="parry", outcome="stopped",
-                            damage_taken=0, summary="",
+                            damage_taken=0,
                             detail={**shot, "defense_roll": 1, "defense_margin": 3,
                                     "defense_success": True, "defended": True}),
     ]  # fmt: skip
