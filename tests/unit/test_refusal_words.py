@@ -227,7 +227,7 @@ def test_every_server_error_reason_has_english_and_specific_french_words(reason:
 
 def test_every_refusal_raised_in_the_http_room_names_a_reason_not_only_a_message() -> None:
     """A refusal with a message and no reason would answer its code's generic French."""
-    rooms = sorted((SERVER / "http").rglob("*.py")) + [SERVER / "app.py"]
+    rooms = [*sorted((SERVER / "http").rglob("*.py")), SERVER / "app.py"]
     for path in rooms:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and _name(node.func) in REFUSALS:
