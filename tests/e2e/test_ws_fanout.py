@@ -202,10 +202,19 @@ def test_many_watchers_of_two_roles_each_get_their_roles_bytes(server: Instance,
             groups[name] = [
                 stack.enter_context(watch(server, eid, token, patch=patch)) for _ in range(count)
             ]
+        # Every watcher has its snapshot before the first command: one taken after the
+        # hidden roll would rightly differ from one taken before it.
+        start = api.board(eid, gm)["version"]
+        snapshots = {
+            name: [read_until(ws, start) for ws in conns] for name, conns in groups.items()
+        }
         body = {"type": "roll", "expr": "1d20", "hidden": True, "purpose": "ambush"}
         api.ok(eid, gm, body)
         last = roll(api, made, "open")
-        texts = {name: [read_until(ws, last) for ws in conns] for name, conns in groups.items()}
+        texts = {
+            name: [[*snapshots[name][i], *read_until(ws, last)] for i, ws in enumerate(conns)]
+            for name, conns in groups.items()
+        }
     for name, per_watcher in texts.items():
         assert all(t == per_watcher[0] for t in per_watcher), name  # one role, one text
         assert json.loads(per_watcher[0][0])["type"] == "snapshot"
