@@ -15,12 +15,22 @@ Outside `store` itself and the composition root, `server.store` is reached throu
 port (`server.store.port`) alone. domain/ and projections/ are below every room (tests/
 unit/test_import_cycles.py keeps them free of server/).
 
+The page scripts under server/static/ have rooms too, checked the same way:
+
+    entry      app.js (the encounter, home, War and resolver pages' router)
+    pages      pages/: home, War, resolver, API docs (one module per page)
+    encounter  encounter/: the board, the GM console and the player's controls, audit, alerts
+    lib        lib/: the small library (DOM, API calls, live socket, patch, storage, charts,
+               dialogs)
+    i18n       i18n/: every word the pages say, English and French
+
 Usage: python .ci/rooms.py [--check]
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -39,6 +49,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("http", "webhooks"): "the GM's webhook route vets a URL with delivery's own address rules",
 }
 PORT = "server.store.port"
+STATIC_LAYERS: list[tuple[str, ...]] = [("entry",), ("pages",), ("encounter",), ("lib",), ("i18n",)]
+_JS_IMPORT = re.compile(r"""(?:\bfrom\s+|\bimport\s*\(?\s*)["'](\.{1,2}/[^"']+\.js)["']""")
 
 
 def room_of(module: str) -> str | None:
@@ -116,6 +128,43 @@ def problems(root: Path = ROOT) -> list[str]:
     return found
 
 
+def static_room(path: Path, static: Path) -> str:
+    rel = path.relative_to(static)
+    return rel.parts[0] if len(rel.parts) > 1 else "entry"
+
+
+def static_edges(root: Path = ROOT) -> dict[tuple[str, str], set[str]]:
+    """The page scripts' arrows between rooms: (from, to) -> the file pairs."""
+    static = root / "server" / "static"
+    out: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for path in sorted(static.rglob("*.js")):
+        src = static_room(path, static)
+        for target in _JS_IMPORT.findall(path.read_text()):
+            dst_path = (path.parent / target).resolve()
+            dst = static_room(dst_path, static)
+            if dst != src:
+                pair = f"{path.relative_to(static)} -> {dst_path.relative_to(static)}"
+                out[(src, dst)].add(pair)
+    return out
+
+
+def static_problems(root: Path = ROOT) -> list[str]:
+    static = root / "server" / "static"
+    layer = {room: i for i, rooms in enumerate(STATIC_LAYERS) for room in rooms}
+    found = []
+    for path in sorted(static.rglob("*.js")):
+        room = static_room(path, static)
+        if room not in layer:
+            found.append(f"server/static/{path.relative_to(static)} is in no room")
+        for target in _JS_IMPORT.findall(path.read_text()):
+            if not (path.parent / target).is_file():
+                found.append(f"server/static/{path.relative_to(static)} imports a missing {target}")
+    for (src, dst), pairs in sorted(static_edges(root).items()):
+        if layer.get(src, -1) >= layer.get(dst, -1):
+            found += [f"against the layers (static {src} -> {dst}): {p}" for p in sorted(pairs)]
+    return found
+
+
 def main(argv: list[str]) -> int:
     graph = edges()
     for i, rooms in enumerate(LAYERS):
@@ -124,7 +173,11 @@ def main(argv: list[str]) -> int:
     for (src, dst), pairs in sorted(graph.items(), key=lambda kv: (layer_of(kv[0][0]), kv[0])):
         mark = "  (allowed: " + ALLOWED[(src, dst)] + ")" if (src, dst) in ALLOWED else ""
         print(f"{src:>9} -> {dst:<9} {len(pairs):3} imports{mark}")
-    found = problems()
+    print()
+    print("server/static/: " + " > ".join(" ".join(rooms) for rooms in STATIC_LAYERS))
+    for (src, dst), pairs in sorted(static_edges().items()):
+        print(f"{src:>9} -> {dst:<9} {len(pairs):3} imports")
+    found = problems() + static_problems()
     if found:
         print()
         print("\n".join(found))

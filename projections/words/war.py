@@ -1,6 +1,6 @@
 """The War's narrator: each War event in English and French, told from the War as it
 stood before it (a recovery says what it gave, not only the new pool). The War page
-shows these lines (server/static/war.js) instead of wording the events itself."""
+shows these lines (server/static/pages/war.js) instead of wording the events itself."""
 
 from __future__ import annotations
 

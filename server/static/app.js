@@ -1,18 +1,18 @@
 // Fracas web UI: the home page, and per encounter the board, the GM console or the
 // player controls, the roll audit and the history, kept live over the websocket.
-import { api } from "./api.js";
-import { html, $ } from "./dom.js";
-import { t, lang, setLang } from "./i18n.js";
-import { Live } from "./live.js";
-import { boardShell, renderStatus, renderOrder, renderSides, renderLog, renderDice, LogBook } from "./board.js";
-import { setupAudit, openAudit, refreshAudit, auditOpen } from "./audit.js";
-import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer, say } from "./console.js";
-import { cardTools } from "./gm-tools.js";
-import { home } from "./home.js";
-import { saved, save, keepGm } from "./store.js";
-import { warPage, remountWar } from "./war.js";
-import { setBaseTitle, updateAlerts, mountAlertControls } from "./alerts.js";
-import { simulatePage, remountSimulate } from "./simulate.js";
+import { api } from "./lib/api.js";
+import { html, $, say } from "./lib/dom.js";
+import { t, lang, setLang } from "./i18n/index.js";
+import { Live } from "./lib/live.js";
+import { boardShell, renderStatus, renderOrder, renderSides, renderLog, renderDice, LogBook } from "./encounter/board.js";
+import { setupAudit, openAudit, refreshAudit, auditOpen } from "./encounter/audit.js";
+import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer } from "./encounter/console.js";
+import { cardTools } from "./encounter/gm-tools.js";
+import { home } from "./pages/home.js";
+import { saved, save, keepGm } from "./lib/store.js";
+import { warPage, remountWar } from "./pages/war.js";
+import { setBaseTitle, updateAlerts, mountAlertControls } from "./encounter/alerts.js";
+import { simulatePage, remountSimulate } from "./pages/simulate.js";
 
 const app = {
   id: null,

@@ -76,7 +76,7 @@ def test_a_bar_charts_axis_label_of_four_digits_is_not_cut(
     page.goto(f"{ui_server.base}/")
     left = page.evaluate(
         """async () => {
-            const { barChart } = await import('/static/charts.js');
+            const { barChart } = await import('/static/lib/charts.js');
             const box = document.createElement('div');
             box.style.width = '320px';
             box.innerHTML = String(barChart([{label: '1', value: 1550}, {label: '2', value: 700}]));

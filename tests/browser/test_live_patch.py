@@ -1,6 +1,6 @@
 """The live board on patches (`patch=1`) and the paged log, in headless Chromium.
 
-server/static/patch.js is checked against jsonpatch (the Python reference) on the RFC
+server/static/lib/patch.js is checked against jsonpatch (the Python reference) on the RFC
 6902 operations, then a spectator's page is followed through patched updates and pages
 its log back to the first line.
 """
@@ -47,7 +47,7 @@ FAILING: list[list[dict[str, Any]]] = [
 def apply_in_page(page: Any, doc: Any, ops: list[dict[str, Any]]) -> Any:
     return page.evaluate(
         """async ([doc, ops]) => {
-            const { applyPatch } = await import("/static/patch.js");
+            const { applyPatch } = await import("/static/lib/patch.js");
             try { return { ok: applyPatch(doc, ops), doc }; }
             catch (e) { return { error: e.name, message: e.message, doc }; }
         }""",

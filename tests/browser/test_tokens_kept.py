@@ -135,7 +135,7 @@ def test_an_import_link_adds_encounters_and_never_overwrites_a_kept_token(
         "wars": {war.id: {"gm": "someone-elses", "name": "Hijack"}},
     }
     encoded = page.evaluate(
-        "(o) => import('/static/store.js').then((s) => s.encodeExport(o))", carried
+        "(o) => import('/static/lib/store.js').then((s) => s.encodeExport(o))", carried
     )
     visit(page, f"{ui_server.base}/#import={encoded}")
     expect(page.locator("#create-title")).to_be_visible()

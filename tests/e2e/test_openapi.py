@@ -363,9 +363,9 @@ def test_the_schema_refuses_what_the_server_refuses(world: dict[str, Any]) -> No
 
 def test_the_docs_page_ships_its_renderer(server: Instance) -> None:
     page = httpx.get(server.base + "/docs")
-    assert page.status_code == 200 and "/static/docs.js" in page.text
+    assert page.status_code == 200 and "/static/pages/docs.js" in page.text
     assert "http" not in page.text.replace("http-equiv", "")  # nothing from another host
-    script = httpx.get(server.base + "/static/docs.js")
+    script = httpx.get(server.base + "/static/pages/docs.js")
     assert script.status_code == 200 and "/openapi.json" in script.text
 
 

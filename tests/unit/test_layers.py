@@ -59,3 +59,40 @@ def test_a_route_reaching_the_postgresql_adapter_is_refused(tmp_path: Path) -> N
     tokens.write_text(tokens.read_text() + "\nfrom server.store import postgres  # noqa\n")
     found = _rooms().problems(root)
     assert any("adapter outside the composition root" in p and "postgres" in p for p in found)
+
+
+def _copy_static(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "server" / "static", tmp_path / "server" / "static")
+    return tmp_path
+
+
+def test_the_page_scripts_follow_their_rooms() -> None:
+    assert _rooms().static_problems() == []
+
+
+def test_the_library_importing_a_page_part_is_against_the_layers(tmp_path: Path) -> None:
+    root = _copy_static(tmp_path)
+    dom = root / "server" / "static" / "lib" / "dom.js"
+    dom.write_text('import { openAudit } from "../encounter/audit.js";\n' + dom.read_text())
+    assert any("static lib -> encounter" in p for p in _rooms().static_problems(root))
+
+
+def test_a_sibling_in_a_room_is_fine_and_words_using_the_library_are_not(tmp_path: Path) -> None:
+    root = _copy_static(tmp_path)
+    home = root / "server" / "static" / "pages" / "home.js"
+    home.write_text('import { warPage } from "./war.js";\n' + home.read_text())
+    found = _rooms().static_problems(root)
+    assert found == []  # one room: a page may use a sibling page
+    words = root / "server" / "static" / "i18n" / "index.js"
+    words.write_text('import { api } from "../lib/api.js";\n' + words.read_text())
+    assert any("static i18n -> lib" in p for p in _rooms().static_problems(root))
+
+
+def test_a_page_script_outside_the_rooms_or_a_missing_import_is_refused(tmp_path: Path) -> None:
+    root = _copy_static(tmp_path)
+    static = root / "server" / "static"
+    (static / "extra").mkdir()
+    (static / "extra" / "x.js").write_text('import { t } from "../i18n/nowhere.js";\n')
+    found = _rooms().static_problems(root)
+    assert "server/static/extra/x.js is in no room" in found
+    assert any("imports a missing ../i18n/nowhere.js" in p for p in found)

@@ -1,6 +1,6 @@
 // /docs: renders /openapi.json with no library (works offline): operations grouped by tag,
 // their parameters, bodies and answers, and every schema, each $ref a link to its schema.
-import { lang, setLang, t } from "./i18n.js";
+import { lang, setLang, t } from "../i18n/index.js";
 
 const main = document.querySelector("#main");
 

@@ -1,11 +1,11 @@
 // The GM console and the player controls. Static forms are built once per page; the parts
 // that follow the board (links, legal actions, pending reactions, disputes) are patched.
-import { api } from "./api.js";
-import { html, patch, $, $$, setOptions, copyText } from "./dom.js";
-import { t, localized, outcome, lang } from "./i18n.js";
+import { api } from "../lib/api.js";
+import { html, patch, $, $$, setOptions, copyText, say } from "../lib/dom.js";
+import { t, localized, outcome, lang } from "../i18n/index.js";
 import { openAudit, proofBadge } from "./audit.js";
-import { confirmClose } from "./confirm.js";
-import { warSaved, save } from "./store.js";
+import { confirmClose } from "../lib/confirm.js";
+import { warSaved, save } from "../lib/store.js";
 import {
   bindTools, renderTools, conditionsShell, turnExtras, hideShell, hiddenChosen, disputeItem,
 } from "./gm-tools.js";
@@ -314,12 +314,6 @@ function bindCommands(app, root, msgEl) {
     // A declared turn's draft goes once the server took it; a refusal keeps it to change.
     if (body && (await app.send(body, msgEl)) && btn.dataset.declare) drafts.delete(btn.dataset.declare);
   });
-}
-
-export function say(el, text, error = false) {
-  if (!el) return;
-  el.textContent = text;
-  el.className = `form-msg ${error ? "error" : "ok"}`;
 }
 
 // --- player ---------------------------------------------------------------------------

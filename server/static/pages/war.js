@@ -1,30 +1,17 @@
 // The War page (`/w/<id>#token=...`): a ranks-d100 campaign between encounters. The Day,
 // the characters with their pools, enrolment, mana transfers between a Master and its
 // Servant, the new Day (recovery then upkeep), and encounters opened in the War.
-import { request } from "./api.js";
-import { html, patch, $, setOptions } from "./dom.js";
-import { t, localized } from "./i18n.js";
-import { save as saveEncounter, known, warSaved, keepWarGm } from "./store.js";
-import { Live } from "./live.js";
+import { request, warApi } from "../lib/api.js";
+import { html, patch, $, setOptions, say } from "../lib/dom.js";
+import { t, localized } from "../i18n/index.js";
+import { save as saveEncounter, known, warSaved, keepWarGm } from "../lib/store.js";
+import { Live } from "../lib/live.js";
 
 const RULESET = "ranks-d100";
-
-export const warApi = {
-  create: (body) => request("POST", "/api/campaigns", { body }),
-  get: (id, token) => request("GET", `/api/campaigns/${id}`, { token }),
-  command: (id, token, body) => request("POST", `/api/campaigns/${id}/commands`, { token, body }),
-  openEncounter: (token, body) => request("POST", "/api/encounters", { token, body }),
-};
 
 // --- the page -------------------------------------------------------------------------
 
 const war = { id: null, token: null, view: null, presets: {}, report: null };
-
-function say(el, text, error = false) {
-  if (!el) return;
-  el.textContent = text;
-  el.className = `form-msg ${error ? "error" : "ok"}`;
-}
 
 const why = (err) => (err.rule ? `${err.message} (${err.rule})` : err.message);
 

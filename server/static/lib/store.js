@@ -2,7 +2,7 @@
 // the player links the GM made) and per War (its GM token): one keyed store per kind.
 // A kept GM token is never replaced by another one without asking (a link anyone can
 // send must not lock the GM out), and an import only adds what this browser lacks.
-import { lang } from "./i18n.js";
+import { lang } from "../i18n/index.js";
 
 function keyed(prefix, defaults) {
   function saved(id) {

@@ -3,8 +3,8 @@
 // user allowed them from the button; nothing is asked on page load). A player is
 // alerted for their combatants, the GM for the NPCs (no controller, or "gm") and for a
 // new dispute. Sound and notification fire when an alert starts, the title holds it.
-import { t } from "./i18n.js";
-import { html, $ } from "./dom.js";
+import { t } from "../i18n/index.js";
+import { html, $ } from "../lib/dom.js";
 
 const SOUND = "fracas:sound";
 const NOTIFY = "fracas:notify";

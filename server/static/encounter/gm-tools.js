@@ -2,10 +2,10 @@
 // removal, the initiative by hand, the decided fight (close or continue), the closed
 // banner with the proof status, disputes in the header with their answers, "undo to
 // here" from the history view, and focus and messages that behave after each action.
-import { api } from "./api.js";
-import { html, patch, $, $$, setOptions } from "./dom.js";
-import { t, localized } from "./i18n.js";
-import { confirmClose, confirmRemove } from "./confirm.js";
+import { api } from "../lib/api.js";
+import { html, patch, $, $$, setOptions, say } from "../lib/dom.js";
+import { t, localized } from "../i18n/index.js";
+import { confirmClose, confirmRemove } from "../lib/confirm.js";
 
 const COMMON_CONDITIONS = ["prone", "stunned", "grappled", "blinded", "frightened", "bleeding"];
 
@@ -306,12 +306,6 @@ function renderUndoHere(app, b) {
 }
 
 // --- messages and focus ------------------------------------------------------------------
-
-export function say(el, text, error = false) {
-  if (!el) return;
-  el.textContent = text;
-  el.className = `form-msg ${error ? "error" : "ok"}`;
-}
 
 /** Every message of the console goes when the next action starts. */
 export function clearMessages() {

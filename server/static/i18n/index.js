@@ -1,6 +1,6 @@
 // UI strings in English and French; the choice is remembered in localStorage.
-import { CHART_STRINGS } from "./i18n-charts.js";
-import { CONSOLE_STRINGS } from "./i18n-console.js";
+import { CHART_STRINGS } from "./charts.js";
+import { CONSOLE_STRINGS } from "./console.js";
 
 const STRINGS = {
   en: {

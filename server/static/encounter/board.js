@@ -1,8 +1,8 @@
 // The board every role sees: round and phase, initiative, combatants by side with their
 // resource bars, the pending reaction, and the log with dice faces and audit buttons.
-import { html, patch, $ } from "./dom.js";
-import { t, localized, lang } from "./i18n.js";
-import { diceCharts } from "./charts.js";
+import { html, patch, $ } from "../lib/dom.js";
+import { t, localized, lang } from "../i18n/index.js";
+import { diceCharts } from "../lib/charts.js";
 
 export function boardShell() {
   return html`

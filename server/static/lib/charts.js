@@ -3,7 +3,7 @@
 // rates). Every chart is role="img" with a label in words, and its numbers are also in a
 // collapsible table for screen readers and for anyone who prefers reading to looking.
 import { html } from "./dom.js";
-import { t, lang } from "./i18n.js";
+import { t, lang } from "../i18n/index.js";
 
 
 const num = (x, digits = 2, least = 0) => Number(x).toLocaleString(lang() === "fr" ? "fr-FR" : "en-US",

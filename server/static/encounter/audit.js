@@ -1,9 +1,9 @@
 // The audit panel of one roll: who, why, dice, every modifier with its rule id,
 // threshold, outcome and proof; players and the GM may dispute the roll from here.
-import { api } from "./api.js";
-import { html, patch, $ } from "./dom.js";
-import { t, localized, outcome } from "./i18n.js";
-import { diceCharts } from "./charts.js";
+import { api } from "../lib/api.js";
+import { html, patch, $ } from "../lib/dom.js";
+import { t, localized, outcome } from "../i18n/index.js";
+import { diceCharts } from "../lib/charts.js";
 
 let ctx = null; // {id, token, canDispute, onDisputed}
 let lastFocus = null;

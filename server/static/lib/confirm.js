@@ -2,7 +2,7 @@
 // do alone mid-fight (remove): a native <dialog> opened modal, so focus stays in it, Escape
 // cancels, and the question is its accessible name. Resolves true only on the confirm button.
 import { html } from "./dom.js";
-import { t } from "./i18n.js";
+import { t } from "../i18n/index.js";
 
 export function confirmAction({ title, body, confirm, danger = true }) {
   return new Promise((resolve) => {

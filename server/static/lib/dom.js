@@ -64,3 +64,10 @@ export async function copyText(text) {
     return ok;
   }
 }
+
+/** A form's message line: what happened, or what went wrong (`error`). */
+export function say(el, text, error = false) {
+  if (!el) return;
+  el.textContent = text;
+  el.className = `form-msg ${error ? "error" : "ok"}`;
+}

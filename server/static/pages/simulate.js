@@ -3,10 +3,10 @@
 // fight told in words. NA-38's buttons sit at the bottom: save the outcome as text (left),
 // start the combat (middle, it also remembers the stats entered), reset the counters
 // (right, the inputs stay so the combat can be rerun).
-import { api, request } from "./api.js";
-import { html, $, esc, copyText } from "./dom.js";
-import { t, lang } from "./i18n.js";
-import { simCharts, simCompare } from "./charts.js";
+import { api, request } from "../lib/api.js";
+import { html, $, esc, copyText, say as sayIn } from "../lib/dom.js";
+import { t, lang } from "../i18n/index.js";
+import { simCharts, simCompare } from "../lib/charts.js";
 
 const KEY = "fracas:simulate";
 const SIDES = ["a", "b"];
@@ -188,9 +188,8 @@ function view() {
 }
 
 function say(text, error = false) {
-  const msg = $("#sim-msg");
-  msg.textContent = text;
-  msg.className = `form-msg ${error ? "error" : text ? "ok" : ""}`;
+  sayIn($("#sim-msg"), text, error);
+  if (!text) $("#sim-msg").className = "form-msg";
 }
 
 /** The inputs into `sim.form` (kept as typed: a broken sheet is not lost). */

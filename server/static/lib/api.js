@@ -7,7 +7,7 @@
 // is answered, not applied twice; a banner says "reconnecting" meanwhile, as the live
 // feed does. Other writes (creations, War commands) are not repeated behind the user's
 // back: their error says to try again.
-import { t, lang } from "./i18n.js";
+import { t, lang } from "../i18n/index.js";
 
 export class ApiError extends Error {
   constructor(status, code, message, rule) {
@@ -103,4 +103,12 @@ export const api = {
   tokens: (id, token) => request("GET", `/api/encounters/${id}/tokens`, { token }),
   issueToken: (id, token, body) => request("POST", `/api/encounters/${id}/tokens`, { token, body }),
   revokeToken: (id, token, tokenId) => request("DELETE", `/api/encounters/${id}/tokens/${tokenId}`, { token }),
+};
+
+/** The War's calls (a campaign: its page and the home page's list). */
+export const warApi = {
+  create: (body) => request("POST", "/api/campaigns", { body }),
+  get: (id, token) => request("GET", `/api/campaigns/${id}`, { token }),
+  command: (id, token, body) => request("POST", `/api/campaigns/${id}/commands`, { token, body }),
+  openEncounter: (token, body) => request("POST", "/api/encounters", { token, body }),
 };

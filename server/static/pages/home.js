@@ -1,10 +1,9 @@
 // The home page: create an encounter (rule system, name, settings with their defaults),
 // or start a War (a ranks-d100 campaign) and land on its page.
-import { api } from "./api.js";
-import { html, $, esc, copyText } from "./dom.js";
-import { t, localized } from "./i18n.js";
-import { save, known, warSave, knownWars, exportAll, importAll, encodeExport, decodeExport } from "./store.js";
-import { warApi } from "./war.js";
+import { api, warApi } from "../lib/api.js";
+import { html, $, esc, copyText } from "../lib/dom.js";
+import { t, localized } from "../i18n/index.js";
+import { save, known, warSave, knownWars, exportAll, importAll, encodeExport, decodeExport } from "../lib/store.js";
 
 function settingField(key, s) {
   const id = `set-${key.replace(/[^\w-]/g, "_")}`;
