@@ -28,6 +28,7 @@ from domain.upcast import upcast
 UPKEEP_BY_RARITY = (5, 10, 15, 20, 25)  # RK-28: R1..R5
 BERSERKER_SURCHARGE = 10  # RK-29
 DAILY_RECOVERY = 50  # RK-27
+MANA_KEPT = 1  # RK-30: a giver of mana keeps at least this much
 CAMPAIGN_SETTINGS: dict[str, Any] = {
     "day_start.order": ["recover", "upkeep"],  # RK-AMB-8
     "recovery.cap_at_max": True,  # RK-AMB-8
@@ -272,7 +273,7 @@ def open_war(campaign_id: str, name: str, settings: dict[str, Any]) -> list[Camp
 # --- decisions ------------------------------------------------------------------------
 
 
-def _setting(state: CampaignState, key: str) -> Any:
+def setting(state: CampaignState, key: str) -> Any:
     return state.settings.get(key, CAMPAIGN_SETTINGS.get(key))
 
 
@@ -314,11 +315,11 @@ def _new_day(state: CampaignState) -> list[CampaignEvent]:
     out: list[CampaignEvent] = [DayStarted(day=state.day + 1)]
     mana = {cid: c.resources["mana"] for cid, c in state.characters.items()}
     alive = [c for c in state.characters.values() if not c.dead]
-    for step in _setting(state, "day_start.order"):
+    for step in setting(state, "day_start.order"):
         if step == "recover":
             for c in alive:
                 hp, mp = c.resources["hp"] + DAILY_RECOVERY, mana[c.id] + DAILY_RECOVERY
-                if _setting(state, "recovery.cap_at_max"):
+                if setting(state, "recovery.cap_at_max"):
                     hp, mp = min(hp, c.maxima["hp"]), min(mp, c.maxima["mana"])
                 mana[c.id] = mp
                 out.append(PoolsRecovered(character_id=c.id, hp=hp, mana=mp))
@@ -350,7 +351,7 @@ def _transfer(state: CampaignState, c: TransferMana) -> list[CampaignEvent]:
     giver, receiver = _char(state, c.giver), _char(state, c.receiver)
     if giver.master != receiver.id and receiver.master != giver.id:
         raise Refused("rule_violation", rule="RK-30", reason="mana_master_servant_only")
-    if giver.resources["mana"] - c.amount < 1:
+    if giver.resources["mana"] - c.amount < MANA_KEPT:
         raise Refused(
             "rule_violation", rule="RK-30", reason="must_keep_one_mana", params={"giver": giver}
         )

@@ -266,6 +266,7 @@ def _combatant(c: Combatant, gm: bool, state: EncounterState) -> dict[str, Any]:
         "chips": _chips(c, state),
         "labels": {k: words.res(k) for k in c.resources},
         "labels_fr": {k: words.res(k, fr=True) for k in c.resources},
+        "kinds": {k: words.kind(k) for k in c.resources},
         "hidden": secret,
     }
 

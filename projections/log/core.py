@@ -113,6 +113,7 @@ _REASONS: dict[str, tuple[str, str]] = {
     "out of combat": ("out of combat", "hors de combat"),
 }
 _RESOURCES: dict[str, tuple[str, str]] = {"hp": ("HP", "PV")}
+_KINDS: dict[str, str] = {"hp": "hp"}  # every system's health is `hp`
 _PURPOSES: dict[str, tuple[str, str]] = {
     "free roll": ("free roll", "jet libre"),
     "initiative": ("initiative", "initiative"),
@@ -127,6 +128,9 @@ class Narrator:
     outcomes: ClassVar[Vocab] = {}
     reasons: ClassVar[Vocab] = {}
     resources: ClassVar[Vocab] = {}
+    # How a page draws a resource: "hp" (health), "mana" (a spell pool) or "other"; the
+    # page draws from this, never from a resource's name.
+    kinds: ClassVar[dict[str, str]] = {}
     purposes: ClassVar[Vocab] = {}
     phases: ClassVar[Vocab] = {}
     name_fr: str = ""
@@ -249,6 +253,10 @@ class Words:
         if words is None:
             return resource.replace("_", " ")
         return words[1] if fr else words[0]
+
+    def kind(self, resource: str) -> str:
+        """What `resource` is in this rule system: "hp", "mana" or "other"."""
+        return self.narrator.kinds.get(resource) or _KINDS.get(resource, "other")
 
     def secret(self, combatant_id: str, resource: str) -> bool:
         found = self.state.game.combatants.get(combatant_id)

@@ -48,6 +48,7 @@ class Ranks(Narrator):
         "luck": ("Luck uses", "jets de Chance"),
         "command_seals": ("Command Seals", "Sceaux de Commandement"),
     }
+    kinds: ClassVar[dict[str, str]] = {"mana": "mana"}
     purposes: ClassVar[Vocab] = {
         "initiative": ("initiative", "initiative"),
         "initiative tie-break": ("initiative tie-break", "départage d'initiative"),

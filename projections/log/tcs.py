@@ -56,6 +56,7 @@ class Tcs(Narrator):
         "under_pr": ("padding PR", "PR de la sous-couche"),
         "shield_pr": ("shield PR", "PR du bouclier"),
     }
+    kinds: ClassVar[dict[str, str]] = {"energy": "mana"}
     purposes: ClassVar[Vocab] = {
         "last stand": ("last stand", "dernier sursaut"),
         "critical table": ("critical table", "table des critiques"),

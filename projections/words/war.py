@@ -10,7 +10,7 @@ from typing import Any
 
 from domain import campaign as war
 
-__all__ = ["tell", "told"]
+__all__ = ["hints", "tell", "told"]
 
 
 def _name(state: war.CampaignState, cid: str) -> str:
@@ -84,3 +84,29 @@ def told(state: war.CampaignState, events: Iterable[war.CampaignEvent]) -> list[
             out.append({"type": kind, "text": said[0], "text_fr": said[1]})
         war.evolve(at, event)
     return out
+
+
+def hints(state: war.CampaignState) -> dict[str, str]:
+    """What the War page says under its New Day and mana transfer forms, in English and
+    French (`*_fr`), from the rules' numbers and this War's settings (RK-AMB-8's order)."""
+    n, kept = war.DAILY_RECOVERY, war.MANA_KEPT
+    capped = bool(war.setting(state, "recovery.cap_at_max"))
+    steps = {
+        "recover": (
+            f"recovery +{n} HP and mana" + (" (capped at the maximum)" if capped else ""),
+            f"récupération +{n} PV et mana" + (" (plafonnée au maximum)" if capped else ""),
+        ),
+        "upkeep": ("Servants' upkeep", "entretien des Servants"),
+    }
+    said = [steps[k] for k in war.setting(state, "day_start.order") if k in steps]
+    en = ", then ".join(e for e, _ in said)
+    fr = ", puis ".join(f for _, f in said)
+    rules = "(RK-27..RK-29, RK-AMB-8)."
+    return {
+        "new_day": f"{en[:1].upper()}{en[1:]} {rules}",
+        "new_day_fr": f"{fr[:1].upper()}{fr[1:]} {rules}",
+        "transfer": "Only between a Master and its Servant, 1:1; "
+        f"the giver keeps at least {kept} (RK-30).",
+        "transfer_fr": "Seulement entre un Maître et son Servant, 1 pour 1 ; "
+        f"le donneur garde au moins {kept} (RK-30).",
+    }

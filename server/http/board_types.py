@@ -82,6 +82,7 @@ class PublicCombatant(msgspec.Struct, kw_only=True):
     chips: list[Chip]
     labels: dict[str, str]
     labels_fr: dict[str, str]
+    kinds: dict[str, Literal["hp", "mana", "other"]]  # how a page draws each resource
     hidden: list[str]
 
 

@@ -29,7 +29,7 @@ from domain.errors import Invalid, NotFound, Refused
 from domain.rules import REGISTRY
 from domain.rules.ranks.settings import SETTINGS
 from domain.state import GM, EncounterState
-from projections.words.war import told
+from projections.words.war import hints, told
 from server.services.encounters import EncounterService, Then, envelope
 from server.store.port import ConcurrencyError, NewEvent, Recorded
 
@@ -178,6 +178,7 @@ def view(loaded: War, gm: bool = False) -> dict[str, Any]:
         "settings": dict(s.settings),
         "characters": [character_view(s, c, gm) for c in s.characters.values()],
         "encounters": loaded.carried(),
+        "hints": hints(s),  # the forms' rule notes, worded from the rules' numbers
     }
 
 

@@ -282,6 +282,7 @@ def test_before_the_fight_the_board_lists_combatants_by_side() -> None:
             "chips": [],
             "labels": {"hp": "HP"},
             "labels_fr": {"hp": "PV"},
+            "kinds": {"hp": "hp"},
             "hidden": [],
         },
         {
@@ -299,6 +300,7 @@ def test_before_the_fight_the_board_lists_combatants_by_side() -> None:
             "chips": [],
             "labels": {"hp": "HP"},
             "labels_fr": {"hp": "PV"},
+            "kinds": {"hp": "hp"},
             "hidden": [],
         },
     ]
@@ -799,3 +801,21 @@ def test_a_projection_that_keeps_a_tail_words_only_the_tail_and_folds_the_rest()
     assert tail.state == full.state
     assert tail.lines == [x for x in full.lines if x.version > len(table.envelopes) - 10]
     assert [line.text for line in tail.lines][-1] == full.lines[-1].text
+
+
+@pytest.mark.parametrize(("ruleset", "pool"), [("ranks-d100", "mana"), ("d100-tcs", "energy")])
+def test_the_board_says_which_resource_is_health_and_which_a_spell_pool(
+    ruleset: str, pool: str
+) -> None:
+    """The page draws a bar from `kinds`, not from a resource's name (issue 22 finding 6):
+    tcs's energy is its spell pool, and a GM's resource called "mana_potions" is other."""
+    from projections.log.core import Words
+
+    state = EncounterState()
+    state.ledger.ruleset = ruleset
+    words = Words(state)
+    assert (words.kind("hp"), words.kind(pool), words.kind("mana_potions")) == (
+        "hp",
+        "mana",
+        "other",
+    )

@@ -4,7 +4,7 @@ told from the War before it, without changing the War it is given."""
 from __future__ import annotations
 
 from domain import campaign as war
-from projections.words.war import told
+from projections.words.war import hints, told
 
 
 def a_war() -> war.CampaignState:
@@ -48,3 +48,21 @@ def test_a_mana_transfer_names_both_characters() -> None:
     lines = told(state, [war.ManaTransferred(giver="p1", receiver="p2", amount=5)])
     assert lines == [{"type": "mana_transferred", "text": "Aldric gives 5 mana to Élise (RK-30)",
                       "text_fr": "Aldric donne 5 PM à Élise (RK-30)"}]  # fmt: skip
+
+
+def test_rk_27_rk_30_the_forms_notes_say_this_wars_numbers_and_order() -> None:
+    """The War page words no rule number itself: the notes come from the rules' constants
+    and the War's settings (RK-AMB-8: the order of a Day's steps, the cap)."""
+    said = hints(war.CampaignState())
+    assert said["new_day"].startswith(f"Recovery +{war.DAILY_RECOVERY} HP and mana (capped")
+    assert "then Servants' upkeep" in said["new_day"]
+    assert said["new_day_fr"].startswith(f"Récupération +{war.DAILY_RECOVERY} PV et mana")
+    assert f"at least {war.MANA_KEPT} (RK-30)" in said["transfer"]
+    assert f"au moins {war.MANA_KEPT} (RK-30)" in said["transfer_fr"]
+    other = war.CampaignState(
+        settings={"day_start.order": ["upkeep", "recover"], "recovery.cap_at_max": False}
+    )
+    turned = hints(other)
+    assert turned["new_day"].startswith("Servants' upkeep, then recovery +")
+    assert "capped" not in turned["new_day"] and "plafonnée" not in turned["new_day_fr"]
+    assert turned["new_day_fr"].startswith("Entretien des Servants, puis récupération")

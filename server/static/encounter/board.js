@@ -69,7 +69,7 @@ function bar(c, key) {
   }
   // No maximum known: a full bar; a maximum of 0 (0/0): an empty one.
   const pct = max ? Math.max(0, Math.min(100, Math.round((100 * v) / max))) : max === 0 ? 0 : 100;
-  const kind = /^(hp|pv|health)$/i.test(key) ? "hp" : /mana|mp/i.test(key) ? "mana" : "other";
+  const kind = (c.kinds || {})[key] || "other";  // the server says what a resource is
   return html`<div class="res ${kind}" data-res="${key}">
     <span class="res-name">${label}</span>
     <span class="res-bar" role="meter" aria-label="${c.name} ${label}" aria-valuemin="0"

@@ -130,7 +130,7 @@ function shell(v) {
         <div class="war-top">
           <div id="war-head"></div>
           ${gm ? html`<div class="war-day-box"><button type="button" id="btn-new-day">${t("new_day")}</button>
-            <small class="muted">${t("new_day_hint")}</small></div>` : ""}
+            <small class="muted">${localized(v.hints, "new_day")}</small></div>` : ""}
         </div>
         <p id="day-msg" class="form-msg" role="status"></p>
         <div id="day-report" aria-live="polite"></div>
@@ -165,7 +165,7 @@ function shell(v) {
             aria-describedby="transfer-msg"></label>
           <div class="wide"><button type="submit">${t("transfer_btn")}</button>
             <span id="transfer-msg" class="form-msg" role="status"></span></div>
-          <small class="wide muted">${t("transfer_hint")}</small>
+          <small class="wide muted">${localized(v.hints, "transfer")}</small>
         </form>
       </section>
       <section class="card" aria-labelledby="open-title">
