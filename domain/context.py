@@ -14,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+import msgspec
+
 from domain import events as ev
 from domain.commands import Act, React, RepairArmor
 from domain.errors import Invalid, NotFound, Refused
 from domain.evolve import evolve
+from domain.facts import encode
 from domain.state import Combatant, EncounterState, Game, Pending, Principal
 from domain.terms import ActionSpec, LegalAction, OptionTable, Outcome, Setting, Sheet, TurnShape
 
@@ -310,6 +313,33 @@ class Ctx:
 
     def status(self, combatant_id: str, key: str, value: Any, rule: str | None = None) -> None:
         self.emit(ev.StatusSet(combatant_id=combatant_id, key=key, value=value, rule=rule))
+
+    def resolved(self, actor: str, action: str, outcome: str, facts: msgspec.Struct) -> None:
+        """What `actor`'s action did: the one way a rule system appends `action_resolved`."""
+        self.emit(
+            ev.ActionResolved(actor=actor, action=action, outcome=outcome, detail=encode(facts))
+        )
+
+    def answered(
+        self,
+        pending: Pending,
+        actor: str,
+        reaction: str,
+        outcome: str,
+        damage_taken: int,
+        facts: msgspec.Struct,
+    ) -> None:
+        """How `pending` was settled: the one way a rule system appends `reaction_resolved`."""
+        self.emit(
+            ev.ReactionResolved(
+                pending_id=pending.id,
+                actor=actor,
+                reaction=reaction,
+                outcome=outcome,
+                damage_taken=damage_taken,
+                detail=encode(facts),
+            )
+        )
 
     def await_reaction(
         self,

@@ -46,17 +46,6 @@ class Facts(msgspec.Struct, frozen=True, kw_only=True):
     hp: int | None = None
 
 
-def encode(payload: Facts) -> dict[str, Any]:
-    """The payload as the dict stored in `detail`."""
-    out: dict[str, Any] = msgspec.to_builtins(payload)
-    return out
-
-
-def decode(detail: Mapping[str, Any]) -> Facts:
-    """The payload a stored `detail` holds (unknown keys ignored, missing ones defaulted)."""
-    return msgspec.convert(dict(detail), Facts)
-
-
 def _judge(stat: str, base: int, crit: int, mods: list[ev.Modifier] | None = None) -> Judge:
     """PD-1: d100 at or under the threshold succeeds; a critical only within its side."""
 
@@ -140,14 +129,8 @@ class PlainD100(Rules):
                 actor.id, "hp", int(ctx.setting("second_wind_heal")), "second wind", "PD-3"
             )
             hp = ctx.combatant(actor.id).resources["hp"]
-            ctx.emit(
-                ev.ActionResolved(
-                    actor=actor.id,
-                    action="second_wind",
-                    outcome="success",
-                    detail=encode(Facts(damage=-healed, hp=hp, hp_before=hp - healed)),
-                )
-            )
+            healing = Facts(damage=-healed, hp=hp, hp_before=hp - healed)
+            ctx.resolved(actor.id, "second_wind", "success", healing)
             return None
         target = ctx.combatant(command.target)
         ctx.use(actor.id, "attack", "turn", 1, "PD-2", "their attack this turn")
@@ -167,21 +150,13 @@ class PlainD100(Rules):
             if outcome == "critical_success" and ctx.setting("critical_damage") == "double":
                 damage *= 2
             hit = Facts(roll=roll.faces[0], threshold=skill, target=target.id, damage=damage)
-            ctx.emit(
-                ev.ActionResolved(
-                    actor=actor.id, action="attack", outcome=outcome, detail=encode(hit)
-                )
-            )
+            ctx.resolved(actor.id, "attack", outcome, hit)
             ctx.await_reaction(
                 actor.id, target.id, "attack", damage=damage, options=["dodge", "none"]
             )
         else:
             miss = Facts(roll=roll.faces[0], threshold=skill, target=target.id)
-            ctx.emit(
-                ev.ActionResolved(
-                    actor=actor.id, action="attack", outcome=outcome, detail=encode(miss)
-                )
-            )
+            ctx.resolved(actor.id, "attack", outcome, miss)
         return None  # the turn ends with `end_turn` (PD-2)
 
     def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
@@ -212,23 +187,9 @@ class PlainD100(Rules):
             ctx.change(
                 target.id, "hp", -taken, f"hit by {ctx.combatant(pending.attacker).name}", "PD-4"
             )
-        ctx.emit(
-            ev.ReactionResolved(
-                pending_id=pending.id,
-                actor=target.id,
-                reaction=command.reaction,
-                outcome=outcome,
-                damage_taken=taken,
-                detail=encode(
-                    msgspec.structs.replace(
-                        said,
-                        damage=taken,
-                        hp_before=before,
-                        hp=ctx.combatant(target.id).resources["hp"],
-                    )
-                ),
-            )
-        )
+        after = ctx.combatant(target.id).resources["hp"]
+        said = msgspec.structs.replace(said, damage=taken, hp_before=before, hp=after)
+        ctx.answered(pending, target.id, command.reaction, outcome, taken, said)
         return None
 
     def after_command(self, ctx: Ctx) -> None:

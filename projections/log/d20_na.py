@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from domain import events as ev
+from domain.facts import decode
 from domain.rules.d20_na import payloads
 from domain.rules.d20_na.tables import zone_en
 from projections.log.core import Narrator, Said, Vocab, Words
@@ -118,14 +119,14 @@ class D20Na(Narrator):
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
         a = w.name(e.actor)
         if e.outcome == "done":
-            done = payloads.decode(e.detail, payloads.Done)
+            done = decode(e.detail, payloads.Done)
             en, fr = _DONE.get(e.action, (e.action, e.action))
             if done.target:
                 en, fr = f"{en} {w.name(done.target)}", f"{fr} {w.name(done.target)}"
             if done.weapon:
                 en, fr = f"{en} the {done.weapon}", f"{fr} : {done.weapon}"
             return Said(f"{a} {en}", f"{a} {fr}", actor=e.actor, outcome="done")
-        hit = payloads.decode(e.detail, payloads.Hit)
+        hit = decode(e.detail, payloads.Hit)
         b = w.name(hit.target)
         v_en, v_fr = _VERBS.get(e.action, _VERBS["attack"])
         reroll = (
@@ -153,7 +154,7 @@ class D20Na(Narrator):
         )
 
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:
-        d = payloads.decode(e.detail, payloads.Defended)
+        d = decode(e.detail, payloads.Defended)
         b = w.name(e.actor)
         attacker = _attacker(e, w)
         if e.reaction == "none":

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from domain import events as ev
+from domain.facts import decode
 from domain.rules import plain_d100
 from projections.log.core import Narrator, Said, Vocab, Words
 
@@ -28,7 +29,7 @@ class PlainD100(Narrator):
         return super().purpose(purpose, w)
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
-        d = plain_d100.decode(e.detail)
+        d = decode(e.detail, plain_d100.Facts)
         a = w.name(e.actor)
         if e.action == "second_wind":
             hp_en, hp_fr = w.hp_change(e.actor, d.hp_before, d.hp)
@@ -61,7 +62,7 @@ class PlainD100(Narrator):
         )
 
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:
-        d = plain_d100.decode(e.detail)
+        d = decode(e.detail, plain_d100.Facts)
         b = w.name(e.actor)
         if e.outcome == "dodged":
             return Said(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from domain import events as ev
+from domain.facts import decode
 from domain.rules.ranks import payloads
 from projections.log.core import Narrator, Said, Vocab, Words
 from projections.words.french import de, plural
@@ -85,7 +86,7 @@ class Ranks(Narrator):
         ok = e.outcome in ("success", "critical_success")
         crit = (", critical", ", critique") if e.outcome.startswith("critical") else ("", "")
         if e.action == "luck":
-            luck = payloads.decode(e.detail, payloads.Luck)
+            luck = decode(e.detail, payloads.Luck)
             return Said(
                 f"{a} rolls the Luck die: {luck.roll} against {luck.threshold}{crit[0]}, "
                 f"{luck.delta:+d} to the next roll "
@@ -99,7 +100,7 @@ class Ranks(Narrator):
                 reports={(e.actor, "luck")},
             )
         if e.action == "flee":
-            fl = payloads.decode(e.detail, payloads.Flight)
+            fl = decode(e.detail, payloads.Flight)
             en = f"{a} tries to flee: {fl.roll} against {fl.threshold}"
             fr = f"{a} tente de fuir : {fl.roll} pour {fl.threshold}"
             if not ok:
@@ -111,7 +112,7 @@ class Ranks(Narrator):
                 en, fr = en + ", and gets away", fr + ", et s'échappe"
             return Said(en, fr, actor=e.actor, outcome=e.outcome, absorbs=True, rule=fl.rule)
         if e.action == "transfer_mana":
-            tr = payloads.decode(e.detail, payloads.Transfer)
+            tr = decode(e.detail, payloads.Transfer)
             b = w.name(tr.target)
             return Said(
                 f"{a} gives {tr.amount} mana to {b}",
@@ -122,7 +123,7 @@ class Ranks(Narrator):
                 rule=tr.rule,
                 reports={(c, "mana") for c in (e.actor, tr.target) if not w.secret(c, "mana")},
             )
-        at = payloads.decode(e.detail, payloads.AttackDetail)
+        at = decode(e.detail, payloads.AttackDetail)
         b = w.name(at.target)
         what_en, what_fr = _attack_name(e.action, at, w)
         paid = bool(at.cost) and not w.secret(e.actor, "mana")  # a GM-only pool stays unsaid
@@ -158,7 +159,7 @@ class Ranks(Narrator):
     def reaction(self, e: ev.ReactionResolved, w: Words) -> Said | None:
         b = w.name(e.actor)
         if e.reaction in ("block_flight", "none") and e.outcome in ("blocked", "not_blocked"):
-            fl = payloads.decode(e.detail, payloads.Flight)
+            fl = decode(e.detail, payloads.Flight)
             f = w.name(fl.fleer)
             if e.outcome == "blocked":
                 return Said(
@@ -182,7 +183,7 @@ class Ranks(Narrator):
                 absorbs=True,
                 rule=fl.rule,
             )
-        d = payloads.decode(e.detail, payloads.Defense)
+        d = decode(e.detail, payloads.Defense)
         en, fr = _defense(e, d, b, w)
         hp_en, hp_fr = w.hp_change(e.actor, d.hp_before, d.hp)
         if e.damage_taken:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from domain import events as ev
+from domain.facts import decode
 from domain.rules.tcs import payloads
 from projections.log.core import Narrator, Said, Vocab, Words
 from projections.words.french import de
@@ -88,7 +89,7 @@ class Tcs(Narrator):
         return None
 
     def action(self, e: ev.ActionResolved, w: Words) -> Said | None:
-        d = payloads.decode(e.detail)
+        d = decode(e.detail, payloads.Deed)
         a = w.name(e.actor)
         rule = d.rule or None
         if e.action in ("attack", "opportunity_attack") and e.outcome not in ("void", "cancelled"):

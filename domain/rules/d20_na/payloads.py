@@ -1,19 +1,16 @@
 """d20-na's resolution facts, typed: what the resolver writes into `detail` and what the
 resolver (on the answer), the narrator and the simulator read back from it.
 
-On the wire `detail` stays a dict (`encode`), so events written before these Structs
-existed still decode (`decode` ignores unknown keys and fills defaults, events.py rule 2).
+On the wire `detail` stays a dict (domain/facts.py: `encode`, `decode`, one codec for every
+system; `Ctx.resolved` and `Ctx.answered` build the result events).
 Each Struct extends the one before: an attack, a hit that landed, a hit that was answered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TypeVar
-
 import msgspec
 
-__all__ = ["AttackDetail", "Defended", "Done", "Hit", "Term", "decode", "encode"]
+__all__ = ["AttackDetail", "Defended", "Done", "Hit", "Term"]
 
 
 class Term(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,25 +65,6 @@ class Defended(Hit, frozen=True, kw_only=True):
     defense_margin: int | None = None
     defense_success: bool = False
     defended: bool = False  # the defense won the margin contest
-
-
-S = TypeVar("S", bound=msgspec.Struct)
-
-
-def encode(payload: msgspec.Struct) -> dict[str, Any]:
-    """The payload as the dict stored in `detail`."""
-    out: dict[str, Any] = msgspec.to_builtins(payload)
-    return out
-
-
-def decode(detail: Mapping[str, Any], kind: type[S]) -> S:
-    """The payload a stored `detail` holds (unknown keys ignored, missing ones defaulted)."""
-    data = dict(detail)
-    if "range_malus" not in data and "malus" in data:
-        data["range_malus"] = data["malus"]  # written before range_malus had its name
-    if data.get("terms") and isinstance(data["terms"][0], list):
-        data["terms"] = [{"name": n, "value": v} for n, v in data["terms"]]  # old pairs
-    return msgspec.convert(data, kind)
 
 
 class Done(msgspec.Struct, frozen=True, kw_only=True):

@@ -18,6 +18,7 @@ from domain import events as ev
 from domain.commands import Act, React
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
+from domain.facts import decode, encode
 from domain.rules.common import contact
 from domain.rules.d20_na import combat, payloads, tables, turns
 from domain.state import Combatant, Pending
@@ -115,8 +116,7 @@ def attack(ctx: Ctx, command: Act) -> None:
     if not ok:
         miss = payloads.AttackDetail(roll=face, threshold=threshold, target=target.id,
                                mode=mode, action=command.action)  # fmt: skip
-        ctx.emit(ev.ActionResolved(actor=me.id, action=command.action, outcome="miss",
-                                   detail=payloads.encode(miss)))  # fmt: skip
+        ctx.resolved(me.id, command.action, "miss", miss)
         return
     malus = combat.range_malus_of(ctx, weapon, int(opts.get("distance", 0))) if weapon else 0
     attack_ = payloads.AttackDetail(
@@ -134,13 +134,12 @@ def attack(ctx: Ctx, command: Act) -> None:
         target=target.id,
         action=command.action,
     )
-    detail = payloads.encode(attack_)
+    detail = encode(attack_)
     defenses = combat.defense_settings(ctx.setting)
     refusals = combat.defense_options(ctx.game, defenses, target.id, detail)
     options = [k for k, why in refusals.items() if why is None]
     if options:
-        ctx.emit(ev.ActionResolved(actor=me.id, action=command.action, outcome="hit",
-                                   detail=detail))  # fmt: skip
+        ctx.resolved(me.id, command.action, "hit", attack_)
         ctx.await_reaction(
             me.id, target.id, command.action, options=[*options, "none"], detail=detail
         )
@@ -148,8 +147,7 @@ def attack(ctx: Ctx, command: Act) -> None:
     why = next(r for r in refusals.values() if r is not None)
     landed = _outcome(ctx, me, target, attack_, parry_value=0)
     hit = msgspec.structs.replace(landed, undefended=why.rule or "")
-    ctx.emit(ev.ActionResolved(actor=me.id, action=command.action, outcome="hit",
-                               detail=payloads.encode(hit)))  # fmt: skip
+    ctx.resolved(me.id, command.action, "hit", hit)
 
 
 def _dual_reroll_allowed(ctx: Ctx) -> bool:
@@ -246,7 +244,7 @@ def _terms(mode: str, strength: int, dealt: int, endurance: int, armor: int, par
 def react(ctx: Ctx, command: React, pending: Pending) -> Outcome:
     """NA-13..NA-15, NA-9, NA-10, NA-32, NA-36: answer a hit, then settle its effect."""
     d = msgspec.structs.replace(
-        payloads.decode(pending.detail, payloads.AttackDetail), action=pending.action
+        decode(pending.detail, payloads.AttackDetail), action=pending.action
     )
     me = ctx.combatant(pending.attacker)
     target = ctx.combatant(pending.target)
@@ -283,16 +281,7 @@ def react(ctx: Ctx, command: React, pending: Pending) -> Outcome:
                          defense_threshold=None if face is None or margin is None
                          else face + margin,  # NA-15: margin = stat - roll
                          defense_success=ok, defended=defended)  # fmt: skip
-    ctx.emit(
-        ev.ReactionResolved(
-            pending_id=pending.id,
-            actor=target.id,
-            reaction=kind,
-            outcome=outcome,
-            damage_taken=landed.damage,
-            detail=payloads.encode(answer),
-        )
-    )
+    ctx.answered(pending, target.id, kind, outcome, landed.damage, answer)
     if ctx.game.actor == me.id and combat.pending_of(ctx.game, me.id) is None:
         return TurnOver(me.id)  # an attack is a full action: its slot is over (NA-AMB-3)
     return None

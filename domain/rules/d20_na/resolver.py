@@ -29,6 +29,7 @@ from domain.dice import SeededRoller, commitment
 from domain.encounter import decide_and_fold, open_encounter
 from domain.errors import Refused
 from domain.evolve import replay
+from domain.facts import decode
 from domain.rules.d20_na import payloads
 from domain.rules.d20_na.turns import budget
 from domain.state import EncounterState, Pending
@@ -224,12 +225,12 @@ def _hits(events: list[ev.Event]) -> list[Hit]:
             assert isinstance(e, ev.ReactionResolved)
             if e.detail.get("zone"):
                 foe = next(s for c, s in side.items() if c != e.actor)
-                zone = payloads.decode(e.detail, payloads.Defended).zone
+                zone = decode(e.detail, payloads.Defended).zone
                 hits.append(Hit(foe, zone, e.damage_taken))
         elif kind is ev.ActionResolved:
             assert isinstance(e, ev.ActionResolved)
             if e.detail.get("zone"):
-                landed = payloads.decode(e.detail, payloads.Hit)
+                landed = decode(e.detail, payloads.Hit)
                 hits.append(Hit(side[e.actor], landed.zone, landed.damage))
         elif kind is ev.CombatantAdded:
             assert isinstance(e, ev.CombatantAdded)

@@ -189,8 +189,7 @@ class D20NA(Rules):
 
 def _done(ctx: Ctx, actor: str, action: str, target: str = "", weapon: str = "") -> None:
     done = payloads.Done(target=target, weapon=weapon)
-    ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome="done",
-                               detail=payloads.encode(done)))  # fmt: skip
+    ctx.resolved(actor, action, "done", done)
 
 
 def _slot_over(ctx: Ctx, actor: str, kind: str) -> Outcome:

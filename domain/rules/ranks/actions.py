@@ -8,10 +8,10 @@ from typing import Any
 
 import msgspec
 
-from domain import events as ev
 from domain.commands import Act
 from domain.context import Ctx
 from domain.errors import Invalid, Refused
+from domain.facts import encode
 from domain.rules.common.judge import succeeded
 from domain.rules.ranks import payloads
 from domain.rules.ranks.attack import ATTACKS, pay, plan
@@ -69,27 +69,13 @@ def attack(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> Non
         planned.detail(), roll=rolled.faces[0], threshold=rolled.check.threshold,
         target=target.id,
     )  # fmt: skip
-    detail = payloads.encode(facts)
+    detail = encode(facts)
     if not succeeded(rolled.check):
         fail_rule = ATTACKS[command.action][3]
         failed = msgspec.structs.replace(facts, rule=fail_rule)
-        ctx.emit(
-            ev.ActionResolved(
-                actor=me.id,
-                action=command.action,
-                outcome=rolled.check.outcome,
-                detail=payloads.encode(failed),
-            )
-        )
+        ctx.resolved(me.id, command.action, rolled.check.outcome, failed)
         return
-    ctx.emit(
-        ev.ActionResolved(
-            actor=me.id,
-            action=command.action,
-            outcome=rolled.check.outcome,
-            detail=detail,
-        )
-    )
+    ctx.resolved(me.id, command.action, rolled.check.outcome, facts)
     ctx.await_reaction(
         me.id,
         target.id,
@@ -124,21 +110,10 @@ def luck(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
     delta = bonus if succeeded(rolled.check) else -bonus
     ctx.status(me.id, "luck", delta, "RK-50")
     left = ctx.combatant(me.id).resources["luck"]
-    ctx.emit(
-        ev.ActionResolved(
-            actor=me.id,
-            action="luck",
-            outcome=rolled.check.outcome,
-            detail=payloads.encode(
-                payloads.Luck(
-                    delta=delta,
-                    uses_left=left,
-                    roll=rolled.faces[0],
-                    threshold=rolled.check.threshold,
-                )
-            ),
-        )
+    luck = payloads.Luck(
+        delta=delta, uses_left=left, roll=rolled.faces[0], threshold=rolled.check.threshold
     )
+    ctx.resolved(me.id, "luck", rolled.check.outcome, luck)
 
 
 def agility_key(c: Combatant, cfg: Mapping[str, Any]) -> tuple[int, int]:
@@ -163,34 +138,20 @@ def flee(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act) -> None:
     outcome = rolled.check.outcome
     if not ok or not blockers:
         tried = payloads.Flight(fleer=me.id, roll=rolled.faces[0], threshold=rolled.check.threshold)
-        ctx.emit(
-            ev.ActionResolved(
-                actor=me.id,
-                action="flee",
-                outcome=outcome,
-                detail=payloads.encode(tried),
-            )
-        )
+        ctx.resolved(me.id, "flee", outcome, tried)
         if ok:
             ctx.defeat(me.id, "fled", "RK-68")
         return
     blocker = max(blockers, key=lambda c: agility_key(c, cfg))
     tried = payloads.Flight(fleer=me.id, blocker=blocker.id, roll=rolled.faces[0],
                       threshold=rolled.check.threshold)  # fmt: skip
-    ctx.emit(
-        ev.ActionResolved(
-            actor=me.id,
-            action="flee",
-            outcome=outcome,
-            detail=payloads.encode(tried),
-        )
-    )
+    ctx.resolved(me.id, "flee", outcome, tried)
     ctx.await_reaction(
         me.id,
         blocker.id,
         "flee",
         options=["block_flight", "none"],
-        detail=payloads.encode(payloads.Flight(type="flight", fleer=me.id, blocker=blocker.id)),
+        detail=encode(payloads.Flight(type="flight", fleer=me.id, blocker=blocker.id)),
     )
 
 
@@ -217,11 +178,6 @@ def transfer_mana(ctx: Ctx, cfg: Mapping[str, Any], me: Combatant, command: Act)
         )
     ctx.change(me.id, "mana", -amount, f"gives mana to {target.name}", "RK-30")
     ctx.change(target.id, "mana", amount, f"mana from {me.name}", "RK-30")
-    ctx.emit(
-        ev.ActionResolved(
-            actor=me.id,
-            action="transfer_mana",
-            outcome="success",
-            detail=payloads.encode(payloads.Transfer(amount=amount, target=target.id)),
-        )
+    ctx.resolved(
+        me.id, "transfer_mana", "success", payloads.Transfer(amount=amount, target=target.id)
     )

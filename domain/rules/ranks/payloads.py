@@ -1,18 +1,17 @@
 """ranks-d100's resolution facts, typed: what the rule modules write into `detail` and
 what the defense, the narrator and the audit read back from it.
 
-On the wire `detail` stays a dict (`encode`), so events written before these Structs
-existed still decode (`decode` ignores unknown keys and fills defaults, events.py rule 2).
+On the wire `detail` stays a dict (domain/facts.py: `encode`, `decode`, one codec for every
+system; `Ctx.resolved` and `Ctx.answered` build the result events).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
 
-__all__ = ["AttackDetail", "Defense", "Flight", "Luck", "Transfer", "decode", "encode"]
+__all__ = ["AttackDetail", "Defense", "Flight", "Luck", "Transfer"]
 
 
 class AttackDetail(msgspec.Struct, frozen=True, kw_only=True):
@@ -77,14 +76,3 @@ class Transfer(msgspec.Struct, frozen=True, kw_only=True):
 
 
 S = TypeVar("S", bound=msgspec.Struct)
-
-
-def encode(payload: msgspec.Struct) -> dict[str, Any]:
-    """The payload as the dict stored in `detail`."""
-    out: dict[str, Any] = msgspec.to_builtins(payload)
-    return out
-
-
-def decode(detail: Mapping[str, Any], kind: type[S]) -> S:
-    """The payload a stored `detail` holds (unknown keys ignored, missing ones defaulted)."""
-    return msgspec.convert(dict(detail), kind)

@@ -10,10 +10,10 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from domain import events as ev
 from domain.commands import React
 from domain.context import Ctx
 from domain.errors import Forbidden, Refused, RuleViolation
+from domain.facts import decode
 from domain.rules.common.judge import succeeded
 from domain.rules.ranks import payloads, seals
 from domain.rules.ranks.attack import ATTACKS, Attack, pay, plan, reduced, short_of_mana
@@ -38,7 +38,7 @@ def _reduction(
     defender's table value at its stat rank (RK-36, RK-41, RK-AMB-11)."""
     rolled = check_roll(ctx, who.id, stat, cfg, purpose=f"{stat} reduction", options=options)
     assert rolled.check is not None
-    incoming = payloads.decode(pending.detail, payloads.AttackDetail)
+    incoming = decode(pending.detail, payloads.AttackDetail)
     hits, bonus = (incoming.hits or [pending.damage]), incoming.bonus
     info = payloads.Defense(roll=rolled.faces[0], threshold=rolled.check.threshold, stat=stat)
     if not succeeded(rolled.check):
@@ -75,7 +75,7 @@ def counter_refusal(
         counter = plan(me, str(action), options.get("rank"), options, cfg)
     except Refused as why:
         return None, why
-    incoming = payloads.decode(pending.detail, payloads.AttackDetail)
+    incoming = decode(pending.detail, payloads.AttackDetail)
     if counter.type != incoming.type:
         return counter, Refused(
             "rule_violation",
@@ -186,16 +186,8 @@ def _flight(
         info = replace(info, roll=rolled.faces[0], threshold=rolled.check.threshold)
     elif command.reaction != "none":
         raise RuleViolation(rule="RK-68", reason="flight_answers")
-    ctx.emit(
-        ev.ReactionResolved(
-            pending_id=pending.id,
-            actor=blocker.id,
-            reaction=command.reaction,
-            outcome="blocked" if blocked else "not_blocked",
-            damage_taken=0,
-            detail=payloads.encode(info),
-        )
-    )
+    outcome = "blocked" if blocked else "not_blocked"
+    ctx.answered(pending, blocker.id, command.reaction, outcome, 0, info)
     if not blocked:
         ctx.defeat(fleer.id, "fled", "RK-68")
 
@@ -224,13 +216,4 @@ def react(ctx: Ctx, cfg: Mapping[str, Any], command: React, pending: Pending) ->
         ctx.change(victim.id, "hp", -taken, f"hit by {attacker.name}", info.rule)
     info = replace(info, attacker=attacker.id, incoming=pending.damage, hp_before=before,
                    hp=ctx.combatant(victim.id).resources["hp"])  # fmt: skip
-    ctx.emit(
-        ev.ReactionResolved(
-            pending_id=pending.id,
-            actor=victim.id,
-            reaction=reaction,
-            outcome=outcome,
-            damage_taken=taken,
-            detail=payloads.encode(info),
-        )
-    )
+    ctx.answered(pending, victim.id, reaction, outcome, taken, info)

@@ -57,8 +57,7 @@ def _plan(command: Act) -> list[Step]:
 def _done(
     ctx: Ctx, actor: str, action: str, outcome: str, deed: payloads.Deed | None = None
 ) -> None:
-    ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome=outcome,
-                               detail=payloads.encode(deed or payloads.Deed())))  # fmt: skip
+    ctx.resolved(actor, action, outcome, deed or payloads.Deed())
 
 
 def _cancel_prep(ctx: Ctx, actor: str, why: str) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from domain import events as ev
 from domain.context import Ctx
+from domain.facts import decode
 from domain.rules.common import contact
 from domain.rules.tcs import payloads
 from domain.rules.tcs.damage import Hit, apply_hit, hit_shield, make_hit, shield_ok
@@ -109,9 +110,8 @@ def test_of(
 
 
 def _resolved(ctx: Ctx, actor: str, action: str, outcome: str, detail: dict[str, Any]) -> None:
-    deed = payloads.decode(detail)  # the facts the hit helpers gathered, checked against the Struct
-    ctx.emit(ev.ActionResolved(actor=actor, action=action, outcome=outcome,
-                               detail=payloads.encode(deed)))  # fmt: skip
+    # The facts the hit helpers gathered, checked against the Struct.
+    ctx.resolved(actor, action, outcome, decode(detail, payloads.Deed))
 
 
 def attack(

@@ -1,18 +1,15 @@
 """d100-tcs's resolution facts, typed: what the rule modules write into `detail` and what
 the narrator and the audit read back from it.
 
-On the wire `detail` stays a dict (`encode`), so events written before this Struct
-existed still decode (`decode` ignores unknown keys and fills defaults, events.py rule 2).
+On the wire `detail` stays a dict (domain/facts.py: `encode`, `decode`, one codec for every
+system; `Ctx.resolved` and `Ctx.answered` build the result events).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import msgspec
 
-__all__ = ["Blow", "Deed", "decode", "encode"]
+__all__ = ["Blow", "Deed"]
 
 
 class Blow(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -65,14 +62,3 @@ class Deed(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     healed: int | None = None
     bonus: int | None = None
     let: list[str] = []
-
-
-def encode(payload: Deed) -> dict[str, Any]:
-    """The payload as the dict stored in `detail`."""
-    out: dict[str, Any] = msgspec.to_builtins(payload)
-    return out
-
-
-def decode(detail: Mapping[str, Any]) -> Deed:
-    """The payload a stored `detail` holds (unknown keys ignored, missing ones defaulted)."""
-    return msgspec.convert(dict(detail), Deed)
