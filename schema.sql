@@ -46,6 +46,10 @@ CREATE TABLE IF NOT EXISTS events (
 
 -- Reading a stream uses the (stream, version) unique index. Reading everything
 -- after a position uses the primary key's index on position: no extra index needed.
+-- The deadline watcher (server/services/deadlines.py) pages through the encounters that
+-- set a turn deadline, by stream, with this small partial index (one row per such one).
+CREATE INDEX IF NOT EXISTS events_deadline_opened_idx ON events (stream)
+  WHERE version = 1 AND type = 'encounter_opened' AND data->'settings' ? 'deadline.hours';
 
 COMMENT ON TABLE events IS
   'Append-only event log. Version gapless per stream; position global; hash-chained per stream.';

@@ -206,6 +206,22 @@ AnyCommand = (
     | Close
 )
 
+
+class ApplyDeadline(Command, tag="apply_deadline", frozen=True, kw_only=True):
+    """The server's own command when a turn or a defence waited past its deadline
+    (`deadline.hours`): `step` is the reminder (past half) or the passing (past all of
+    it), for the wait that began at version `since`, falling due at `due` (ISO time).
+
+    Not in `AnyCommand`: no client can send it. The server's deadline watcher decides it
+    (server/services/deadlines.py) once its clock says so; the decider checks the wait
+    is still the one named and not marked yet, so racing instances append it once.
+    """
+
+    step: Literal["remind", "pass"]
+    since: Annotated[int, Meta(ge=1)]
+    due: Annotated[str, Meta(max_length=40)] = ""
+
+
 # The union named once; the tuple of its classes is read off it.
 COMMANDS: tuple[type[Command], ...] = typing.get_args(AnyCommand)
 

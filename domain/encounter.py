@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain import commands as cmd
+from domain import deadline
 from domain import dice as dicelib
 from domain import events as ev
 from domain.context import Ctx, Dice, RuleSystem
@@ -38,6 +39,19 @@ CORE_SETTINGS: dict[str, Setting] = {
     "fight.stop_when_decided": Setting(
         True,
         "once only one side is left standing, turns stop until the GM closes or continues",
+    ),
+    "deadline.hours": Setting(
+        0,
+        "hours a turn or a pending defence may wait (0: no deadline); past half of it a"
+        " reminder, past all of it the policy applies",
+        low=0,
+        high=deadline.MAX_HOURS,
+    ),
+    "deadline.policy": Setting(
+        "alert",
+        "what a deadline does: alert (the GM is alerted only), no_defense (a pending"
+        " defence is answered none), pass (the turn ends; a defence is answered none)",
+        choices=deadline.POLICIES,
     ),
 }
 
@@ -526,6 +540,42 @@ def _close(ctx: Ctx, c: cmd.Close) -> None:
             ctx.emit(ev.SeedRevealed(seed_id=seed_id, seed=seed.hex()))
 
 
+def _apply_deadline(ctx: Ctx, c: cmd.ApplyDeadline) -> None:
+    """The deadline watcher's step (domain/deadline.py): the reminder is a fact for the
+    log and the webhooks; the passing applies the policy through the commands a GM would
+    send (the `none` answer to the defence, the end of the turn), so the rules hold."""
+    _gm_only(ctx.who, "apply deadlines")
+    settings = ctx.settings
+    hours = deadline.hours_of(settings)
+    if hours <= 0:
+        raise Refused("rule_violation", reason="deadline_off")
+    wait = deadline.waiting(ctx.state)
+    if wait is None or wait.since != c.since:
+        raise Refused("rule_violation", reason="deadline_wait_over", params={"since": c.since})
+    led = ctx.state.ledger
+    if c.since in led.passed or (c.step == "remind" and c.since in led.reminded):
+        raise Refused("rule_violation", reason="deadline_already", params={"since": c.since})
+    facts: dict[str, Any] = {
+        "who": wait.who,
+        "waiting": wait.waiting,
+        "since": wait.since,
+        "pending_id": wait.pending_id,
+        "hours": hours,
+        "due": c.due,
+    }
+    if c.step == "remind":
+        ctx.emit(ev.DeadlineReminded(**facts))
+        return
+    policy = deadline.policy_of(settings)
+    ctx.emit(ev.DeadlinePassed(**facts, policy=policy))  # type: ignore[arg-type]
+    if policy == "alert":
+        return
+    if wait.waiting == "defence":
+        _react(ctx, cmd.React(actor=wait.who, reaction="none"))
+    elif policy == "pass":
+        _end_turn(ctx, cmd.EndTurn(actor=wait.who))
+
+
 # Commands that touch the ledger only, and undo (whose board must be that of ?at=V).
 _LEDGER_COMMANDS = (cmd.Undo, cmd.Dispute, cmd.AnswerDispute, cmd.Close, cmd.AddEntropy, cmd.Roll)
 
@@ -550,6 +600,7 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.ContinueCombat: _continue,
     cmd.AnswerDispute: _answer_dispute,
     cmd.Close: _close,
+    cmd.ApplyDeadline: _apply_deadline,
 }
 
 

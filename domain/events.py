@@ -340,6 +340,34 @@ class Undone(Event, tag="undone", frozen=True, kw_only=True):
     reason: str
 
 
+class DeadlineReminded(Event, tag="deadline_reminded", frozen=True, kw_only=True):
+    """Half of `deadline.hours` went by while `who`'s `waiting` (`turn` or `defence`,
+    the latter for pending attack `pending_id`) stood since version `since`: a reminder.
+    `due` is when the deadline falls (ISO time, UTC)."""
+
+    who: str
+    waiting: Literal["turn", "defence"]
+    since: int
+    pending_id: int | None = None
+    hours: int
+    due: str = ""
+
+
+class DeadlinePassed(Event, tag="deadline_passed", frozen=True, kw_only=True):
+    """`deadline.hours` went by while `who`'s `waiting` stood since version `since`: the
+    encounter's `policy` applies (`alert`: nothing more; `no_defense`: the defence is
+    answered `none`; `pass`: the turn ends, a defence is answered `none`), through the
+    events that follow in the same step."""
+
+    who: str
+    waiting: Literal["turn", "defence"]
+    since: int
+    pending_id: int | None = None
+    hours: int
+    policy: Literal["alert", "no_defense", "pass"]
+    due: str = ""
+
+
 AnyEvent = (
     EncounterOpened
     | SeedCommitted
@@ -370,6 +398,8 @@ AnyEvent = (
     | ReactionResolved
     | CombatContinued
     | Undone
+    | DeadlineReminded
+    | DeadlinePassed
 )
 
 # The union named once; the tuple of its classes is read off it.

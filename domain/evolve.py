@@ -44,6 +44,8 @@ STEP_OPENERS: frozenset[type[ev.Event]] = frozenset(
         ev.DisputeAnswered,
         ev.EncounterClosed,
         ev.Undone,
+        ev.DeadlineReminded,
+        ev.DeadlinePassed,
     }
 )
 
@@ -64,6 +66,7 @@ LEDGER_ONLY: frozenset[type[ev.Event]] = frozenset(
         ev.DisputeAnswered,
         ev.EncounterClosed,
         ev.Undone,
+        ev.DeadlineReminded,  # a reminder changes nothing of the game: no step to undo
     }
 )
 
@@ -123,7 +126,19 @@ def _issued(led: Ledger, e: ev.CombatantAdded) -> None:
     led.issued.add(e.combatant_id)  # kept through undo: ids are never reused
 
 
+def _reminded(led: Ledger, e: ev.DeadlineReminded) -> None:
+    led.reminded.add(e.since)
+
+
+def _passed(led: Ledger, e: ev.DeadlinePassed) -> None:
+    # Kept in the ledger (an undo of the passing brings the wait back, and it starts
+    # again from the undo: domain/deadline.py), while the event is a step of the game.
+    led.passed.add(e.since)
+
+
 _LEDGER: dict[type[ev.Event], Callable[[Ledger, Any], None]] = {
+    ev.DeadlineReminded: _reminded,
+    ev.DeadlinePassed: _passed,
     ev.EncounterOpened: _opened,
     ev.CombatantAdded: _issued,
     ev.SeedCommitted: _committed,
@@ -357,6 +372,7 @@ def _undone(state: EncounterState, event: ev.Undone) -> None:
     led.head = target
     back = [u for u in led.undone if not any(a <= u[0] and u[1] <= b for a, b in restored)]
     led.undone = back + reverted
+    led.last_undo = led.version
 
 
 Apply = Callable[[Any, Any], None]

@@ -222,6 +222,12 @@ class Ledger:
     # Every combatant id ever issued, undone arrivals included: an id is never issued
     # twice, so a player link bound to one can never control another combatant.
     issued: set[str] = field(default_factory=set)
+    # Turn deadlines (domain/deadline.py): the waits (by the version they began at) that
+    # were reminded or passed, and the version of the last undo (a wait an undo brings
+    # back starts again from it).
+    reminded: set[int] = field(default_factory=set)
+    passed: set[int] = field(default_factory=set)
+    last_undo: int = 0
 
     @property
     def steps(self) -> list[int]:
@@ -260,6 +266,9 @@ class Ledger:
             list(self.undone),
             self.entropy_join,
             set(self.issued),
+            set(self.reminded),
+            set(self.passed),
+            self.last_undo,
         )
 
 

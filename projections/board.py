@@ -15,6 +15,7 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
+from domain import deadline
 from domain.context import Ctx
 from domain.dice import FixedRoller
 from domain.errors import Refused
@@ -99,6 +100,33 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
         # Where "undo last step" goes (the version before the last step in effect), the
         # history bar's step back; None with nothing to undo.
         "step_back": led.head.first - 1 if led.head is not None else None,
+        # The current wait's deadline (`deadline.hours`), None without one.
+        "deadline": _deadline(proj),
+    }
+
+
+def _deadline(proj: Projection) -> dict[str, Any] | None:
+    """Who the fight waits on, for what, since which version, and when the reminder and
+    the deadline fall (ISO times, UTC; None if the wait's start time is not known)."""
+    state = proj.state
+    hours = deadline.hours_of(state.ledger.settings)
+    wait = deadline.waiting(state) if hours > 0 else None
+    if wait is None:
+        return None
+    start = deadline.parse_time(proj.recorded_at(wait.since) or "")
+    remind, due = deadline.due_at(start, hours) if start is not None else (None, None)
+    who = state.game.combatants.get(wait.who)
+    return {
+        "who": wait.who,
+        "who_name": who.name if who is not None else wait.who,
+        "waiting": wait.waiting,
+        "since": wait.since,
+        "hours": hours,
+        "policy": deadline.policy_of(state.ledger.settings),
+        "remind_at": deadline.iso(remind) if remind is not None else None,
+        "due": deadline.iso(due) if due is not None else None,
+        "reminded": wait.since in state.ledger.reminded,
+        "passed": wait.since in state.ledger.passed,
     }
 
 

@@ -138,6 +138,11 @@ DESCRIPTIONS_FR: dict[str, dict[str, str]] = {
 CORE_FR: dict[str, str] = {
     "fight.stop_when_decided": "quand un seul camp reste debout, les tours s'arrêtent jusqu'à"
     " ce que le MJ clôture ou poursuive",
+    "deadline.hours": "heures que peut attendre un tour ou une défense en attente (0 : pas"
+    " de délai) ; passée la moitié, un rappel ; passé le tout, la règle choisie s'applique",
+    "deadline.policy": "ce que fait un délai dépassé : alert (le MJ est seulement alerté),"
+    " no_defense (une défense en attente est répondue « aucune »), pass (le tour se termine ;"
+    " une défense est répondue « aucune »)",
 }
 
 

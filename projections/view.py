@@ -20,6 +20,11 @@ from projections.log import tell as tell_
 
 __all__ = ["Projection", "fold"]
 
+# The events a wait may begin at (domain/deadline.py), and how many of their times a
+# projection keeps: the current wait began at one of the last few.
+_WAIT_STARTS = frozenset({"turn_started", "reaction_awaited", "undone"})
+TIMES = 64
+
 
 class Projection:
     """An encounter's state and log lines, folded from its envelopes. Pure; no I/O.
@@ -37,6 +42,9 @@ class Projection:
         self.stream: str | None = None
         self._command: str | None = None  # the command whose batch is folding
         self._broken: str | None = None
+        # When the events a wait may begin at were recorded (a turn's start, an attack's
+        # wait, an undo), the last TIMES of them: a deadline counts from there.
+        self._times: dict[int, str] = {}
 
     @property
     def version(self) -> int:
@@ -77,6 +85,17 @@ class Projection:
             self._broken = f"version {version} ({kind}): {error}"
             raise ValueError(f"cannot fold version {version} ({kind}): {error}") from error
         self.stream = str(stream) if stream is not None else None
+        if kind in _WAIT_STARTS:
+            recorded = (envelope.get("meta") or {}).get("recorded_at")
+            if isinstance(recorded, str):
+                self._times[int(version)] = recorded
+                if len(self._times) > TIMES:
+                    del self._times[next(iter(self._times))]
+
+    def recorded_at(self, version: int) -> str | None:
+        """When the event at `version` was recorded, if it may begin a wait and is among
+        the last ones kept (None otherwise)."""
+        return self._times.get(version)
 
     def _opens(self, envelope: Mapping[str, Any]) -> bool | None:
         """Does this envelope begin a command's batch? None if it carries no command id."""

@@ -66,10 +66,12 @@ from server.live.hub import Hub
 from server.live.war import ws_campaign
 from server.services import ruletext
 from server.services.auth import view_role
+from server.services.deadlines import DeadlineWatcher, every_from_env
 from server.services.encounters import CommandKey, EncounterService, Replayed, parse_id
 from server.services.metrics import Metrics
 from server.services.wars import settling
 from server.store import db
+from server.store.clock import SYSTEM, FileClock
 from server.store.postgres import PostgresEventStore
 from server.store.settings import DbSettings
 from server.webhooks.delivery import Settings as WebhookSettings
@@ -352,10 +354,12 @@ def create_app(
     home: Path | None = None,
     create_rate: int | None = None,
     db_settings: DbSettings | None = None,
+    clock_file: str | None = None,
 ) -> Starlette:
     """The app; `create_rate` is creations per minute per client address (None: from
     $FRACAS_CREATE_RATE, else 60; 0: no limit); `db_settings`: pool, timeouts, LISTEN URL
-    (None: from the environment, server/store/settings.py)."""
+    (None: from the environment, server/store/settings.py); `clock_file`: a test's clock,
+    the system's time plus the seconds written in that file (server/store/clock.py)."""
     per_minute = ratelimit.configured(create_rate)
 
     @contextlib.asynccontextmanager
@@ -365,7 +369,8 @@ def create_app(
         pool = await db.open_app_pool(url, settings)
         try:
             listen = settings.listen_url or url
-            store = PostgresEventStore(pool, notify_dsn=listen, settings=settings)
+            clock = FileClock(clock_file) if clock_file else SYSTEM
+            store = PostgresEventStore(pool, notify_dsn=listen, settings=settings, clock=clock)
             app.state.metrics = Metrics()
             app.state.service = EncounterService(store, app.state.metrics)
             app.state.hub = Hub(store, app.state.metrics)
@@ -375,9 +380,12 @@ def create_app(
             app.state.metrics.pool = lambda: _pool_stats(pool)
             app.state.webhooks = Webhooks(store, WebhookSettings.from_env(), app.state.metrics)
             app.state.webhooks.start()
+            app.state.deadlines = DeadlineWatcher(app.state.service, clock, every_from_env())
+            app.state.deadlines.start()
             app.state.simulations = asyncio.Semaphore(2)  # POST /api/simulate, CPU-bound
             app.state.creations = ratelimit.RateLimiter(per_minute)
             yield
+            await app.state.deadlines.stop()
             await app.state.webhooks.stop()
             await app.state.revocations.stop()
             await app.state.hub.stop()

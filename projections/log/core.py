@@ -25,7 +25,7 @@ from domain.evolve import undo_spans
 from domain.rules import REGISTRY
 from domain.state import EncounterState
 from domain.terms import ActionSpec
-from projections.words import conditions, seals
+from projections.words import conditions, deadlines, seals
 from projections.words.french import de
 
 __all__ = [
@@ -410,6 +410,16 @@ def _undone(e: ev.Undone, w: Words) -> Said:
     )
 
 
+def _reminded(e: ev.DeadlineReminded, w: Words) -> Said:
+    en, fr = deadlines.reminded(e, w.name(e.who))
+    return Said(en, fr, actor=e.who)
+
+
+def _passed(e: ev.DeadlinePassed, w: Words) -> Said:
+    en, fr = deadlines.passed(e, w.name(e.who))
+    return Said(en, fr, actor=e.who)
+
+
 def _rolled(e: ev.DieRolled, w: Words) -> Said:
     who = w.name(e.actor or "gm")
     who_fr = "Le MJ" if (e.actor or "gm") == "gm" else who
@@ -557,6 +567,8 @@ WORDERS: dict[type[ev.Event], Worder] = {
     ev.ConditionRemoved: _console,
     ev.DisputeAnswered: _console,
     ev.CombatContinued: _console,
+    ev.DeadlineReminded: _reminded,
+    ev.DeadlinePassed: _passed,
 }
 
 

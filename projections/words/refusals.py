@@ -60,6 +60,18 @@ _add(
         ),
         "not_turn_of": ("it is not {actor}'s turn", "ce n'est pas le tour {de_actor}"),
         "nothing_to_undo": ("there is nothing to undo", "il n'y a rien à annuler"),
+        "deadline_off": (
+            "this encounter has no turn deadline",
+            "cette rencontre n'a pas de délai de tour",
+        ),
+        "deadline_wait_over": (
+            "the wait that began at version {since} is over",
+            "l'attente commencée à la version {since} est finie",
+        ),
+        "deadline_already": (
+            "the deadline of the wait that began at version {since} was already applied",
+            "le délai de l'attente commencée à la version {since} s'est déjà appliqué",
+        ),
         "nobody_standing": (
             "nobody is left standing: close the encounter",
             "plus personne n'est debout : close la rencontre",

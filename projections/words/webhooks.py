@@ -10,9 +10,17 @@ from __future__ import annotations
 from domain import events as ev
 from domain.state import EncounterState
 from projections.log import principal
+from projections.words import deadlines
 from projections.words.french import de
 
-KINDS = ("turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed")
+KINDS = (
+    "turn_started",
+    "reaction_awaited",
+    "round_started",
+    "dispute_opened",
+    "encounter_closed",
+    "deadline",
+)
 
 
 def _name(state: EncounterState, cid: str) -> str:
@@ -54,6 +62,12 @@ def message(
                 else f"roll {seq} is disputed by {by_}: {reason}"
             )
             return "dispute_opened", f"{title}{sep}{text}", None
+        case ev.DeadlineReminded(who=who):
+            en, fr_ = deadlines.reminded(event, _name(state, who))
+            return "deadline", f"{title}{sep}{fr_ if fr else en}.", who
+        case ev.DeadlinePassed(who=who):
+            en, fr_ = deadlines.passed(event, _name(state, who))
+            return "deadline", f"{title}{sep}{fr_ if fr else en}.", who
         case ev.EncounterClosed():
             text = "la rencontre est close" if fr else "the encounter is closed"
             return "encounter_closed", f"{title}{sep}{text}.", None

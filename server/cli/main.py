@@ -71,7 +71,7 @@ def serve(args: argparse.Namespace) -> int:
 
     settings = db_settings(vars(args))
     _announce(args, settings)
-    app = create_app(args.database_url, fracas_home(), args.create_rate, settings)
+    app = create_app(args.database_url, fracas_home(), args.create_rate, settings, args.clock_file)
     # Connection limits (server/http/connections.py): headers and bodies must arrive in
     # time (408), idle keep-alive connections close, and past the cap a new connection is
     # answered 503 at once.
@@ -351,6 +351,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="encounters/Wars created per minute per client address (default"
         " $FRACAS_CREATE_RATE, else 60; 0: no limit; behind a proxy: the proxy's address)",
+    )
+    s.add_argument(
+        "--clock-file",
+        default=None,
+        metavar="PATH",
+        help="for tests: the server's clock is the system's plus the seconds written in"
+        " PATH (turn deadlines, event times); never set it in production",
     )
     _database_flags(s)
     s.set_defaults(run=serve)

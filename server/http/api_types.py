@@ -423,7 +423,12 @@ class RevokedLink(msgspec.Struct):
 # --- webhooks (server/webhooks.py) ----------------------------------------------------
 
 WebhookKind = Literal[
-    "turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed"
+    "turn_started",
+    "reaction_awaited",
+    "round_started",
+    "dispute_opened",
+    "encounter_closed",
+    "deadline",
 ]
 
 

@@ -174,6 +174,24 @@ class BoardDice(msgspec.Struct, kw_only=True):
     rolls: int
 
 
+class BoardDeadline(msgspec.Struct, kw_only=True):
+    """The current wait's deadline (`deadline.hours`, `deadline.policy`): who the fight
+    waits on (`turn` or `defence`), since which version, when the reminder and the
+    deadline fall (ISO times, UTC; None if the start time is unknown), and whether the
+    reminder was given or the deadline passed for this wait."""
+
+    who: str
+    who_name: str
+    waiting: Literal["turn", "defence"]
+    since: int
+    hours: int
+    policy: Literal["alert", "no_defense", "pass"]
+    remind_at: str | None
+    due: str | None
+    reminded: bool
+    passed: bool
+
+
 class PublicBoard(msgspec.Struct, kw_only=True):
     """The board for a player or a spectator (CONTRACT section 6). `legal` lists, per
     combatant that may act now (the actor and every pending reaction's target), what it
@@ -205,6 +223,8 @@ class PublicBoard(msgspec.Struct, kw_only=True):
     # The version "undo last step" goes back to (the start of the last step in effect,
     # minus one), None with nothing to undo: the history bar moves by whole steps.
     step_back: int | None
+    # The current wait's deadline, None when the encounter sets none or nothing waits.
+    deadline: BoardDeadline | None = None
 
 
 class GmBoard(PublicBoard, kw_only=True):

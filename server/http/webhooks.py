@@ -31,7 +31,12 @@ from server.store.port import NewWebhook
 from server.webhooks.outbound import Unsafe, check_url, vetted
 
 Kind = Literal[
-    "turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed"
+    "turn_started",
+    "reaction_awaited",
+    "round_started",
+    "dispute_opened",
+    "encounter_closed",
+    "deadline",
 ]
 RECENT = 50  # deliveries GET shows
 
@@ -41,7 +46,7 @@ class WebhookBody(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
     url: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
     format: Literal["json", "discord"] = "json"
-    kinds: Annotated[list[Kind], msgspec.Meta(min_length=1, max_length=5)] | None = None
+    kinds: Annotated[list[Kind], msgspec.Meta(min_length=1, max_length=6)] | None = None
     lang: Literal["en", "fr"] = "en"
 
 

@@ -25,13 +25,13 @@ import asyncio
 import contextlib
 import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
 
 import msgspec
 
 from domain.chain import GENESIS, chain_rows
+from server.store.clock import SYSTEM, Clock
 from server.store.memory_tables import MemoryTables
 from server.store.port import (
     ConcurrencyError,
@@ -136,8 +136,9 @@ class MemorySubscription:
 class MemoryEventStore(MemoryTables):
     """The store in the process's memory (events and side tables); gone with the process."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock = SYSTEM) -> None:
         super().__init__()
+        self.clock = clock  # what `recorded_at` is stamped from
         self._streams: dict[str, list[_Stored]] = {}
         self._log: list[_Stored] = []  # every event, in position order
         self._subscribers: set[MemorySubscription] = set()
@@ -176,7 +177,7 @@ class MemoryEventStore(MemoryTables):
             kept[-1].hash if kept else GENESIS,
             [(e.type, msgspec.to_builtins(e.data)) for e in events],
             msgspec.to_builtins(dict(meta)),
-            datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            self.clock.stamp(),
         )
         meta_json = _ENCODE(rows[0]["meta"])
         new = [
@@ -255,6 +256,20 @@ class MemoryEventStore(MemoryTables):
         await self._turn()
         return {s: len(self._streams.get(s, ())) for s in streams}
 
+    async def deadline_streams(self, after: str, limit: int) -> list[str]:
+        await self._turn()
+        found = []
+        for stream in sorted(s for s in self._streams if s > after):
+            kept = self._streams[stream]
+            first = kept[0]
+            settings = _DECODE_OBJECT(first.data).get("settings") or {}
+            hours = settings.get("deadline.hours", 0) if first.type == "encounter_opened" else 0
+            if type(hours) is int and hours > 0 and all(s.type != "encounter_closed" for s in kept):
+                found.append(stream)
+            if len(found) >= limit:
+                break
+        return found
+
     async def head(self, stream: str) -> tuple[int, str]:
         """(version, hash) of the stream's last event; (0, GENESIS) for an empty stream."""
         await self._turn()
@@ -286,4 +301,6 @@ class MemoryEventStore(MemoryTables):
 
 def _lean(meta_json: bytes) -> dict[str, Any]:
     meta = _DECODE_OBJECT(meta_json)
-    return lean_meta(meta.get("command_id"), meta.get("blind"), meta.get("veiled"))
+    return lean_meta(
+        meta.get("command_id"), meta.get("blind"), meta.get("veiled"), meta.get("recorded_at")
+    )

@@ -171,6 +171,12 @@ class EventStore(Protocol):
         """Up to `limit` events after `after_position`, in position order."""
         ...
 
+    async def deadline_streams(self, after: str, limit: int) -> list[str]:
+        """Up to `limit` streams after `after` (in stream order) of encounters that set a
+        turn deadline (`deadline.hours` > 0) and are not closed: what the deadline
+        watcher checks, a page at a time."""
+        ...
+
     async def versions(self, streams: Sequence[str]) -> dict[str, int]:
         """The current version of each stream (0 for an empty one)."""
         ...
@@ -182,6 +188,12 @@ class EventStore(Protocol):
     def subscribe(self, *, tick: float = 1.0) -> Wakes:
         """Wake-ups on every append, plus one every `tick` seconds."""
         ...
+
+
+class Clock(Protocol):
+    """The time the server reads (server/store/clock.py: the system's, or a test's)."""
+
+    def now(self) -> datetime: ...
 
 
 class AlreadyStored(Exception):
@@ -459,13 +471,21 @@ class Store(EventStore, SideTables, Protocol):
     (PostgresEventStore, server.store.memory.MemoryEventStore)."""
 
 
-def lean_meta(command_id: str | None, blind: str | None, veiled: bool | None) -> dict[str, Any]:
+def lean_meta(
+    command_id: str | None,
+    blind: str | None,
+    veiled: bool | None,
+    recorded_at: str | None = None,
+) -> dict[str, Any]:
     """What of an event's meta a fold needs (`read_facts`): its command (the step it
     belongs to) and whether it was veiled from non-GM readers (projections/filter.py);
-    `blind` says the mark exists (events appended before blinds have neither)."""
+    `blind` says the mark exists (events appended before blinds have neither); when it
+    was recorded (a wait's deadline counts from it: domain/deadline.py)."""
     meta: dict[str, Any] = {"command_id": command_id}
     if blind is not None:
         meta["blind"] = blind
     if veiled:
         meta["veiled"] = True
+    if recorded_at is not None:
+        meta["recorded_at"] = recorded_at
     return meta

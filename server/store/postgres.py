@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
@@ -26,6 +25,7 @@ import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
 from domain.chain import GENESIS, chain_rows
+from server.store.clock import SYSTEM, Clock
 from server.store.db import connect_hosts
 from server.store.listen import Conn as _Conn
 from server.store.listen import Subscription, as_conn
@@ -91,16 +91,27 @@ SELECT {_COLUMNS} FROM events
  ORDER BY version"""
 # A fold needs no meta, hashes or positions: reading only version, type and data (and the
 # last hash, to remember the head) halves what a cold load of a long stream reads.
+# Encounters with a turn deadline and no close, a page at a time (the partial index).
+_SQL_DEADLINE_STREAMS = """
+SELECT o.stream FROM events o
+ WHERE o.version = 1 AND o.type = 'encounter_opened' AND o.data->'settings' ? 'deadline.hours'
+   AND o.stream > $1
+   AND jsonb_typeof(o.data->'settings'->'deadline.hours') = 'number'
+   AND (o.data->'settings'->>'deadline.hours')::numeric > 0
+   AND NOT EXISTS (SELECT 1 FROM events c WHERE c.stream = o.stream
+                    AND c.type = 'encounter_closed')
+ ORDER BY o.stream LIMIT $2"""
 _SQL_READ_FACTS = """
 SELECT version, type, data::text, hash, meta->>'command_id', meta->>'blind',
-       (meta->>'veiled')::boolean FROM events
+       (meta->>'veiled')::boolean, meta->>'recorded_at' FROM events
  WHERE stream = $1 AND version > $2 AND version <= $3
  ORDER BY version"""
 # The same from the reader's last version on, that row without its data: its hash tells
 # whether the stream still holds what the reader folded (server/services/encounters.py).
 _SQL_READ_FACTS_ON = """
 SELECT version, type, CASE WHEN version > $2 THEN data::text END, hash,
-       meta->>'command_id', meta->>'blind', (meta->>'veiled')::boolean FROM events
+       meta->>'command_id', meta->>'blind', (meta->>'veiled')::boolean,
+       meta->>'recorded_at' FROM events
  WHERE stream = $1 AND version >= $2 AND version <= $3
  ORDER BY version"""
 # Only rows below the snapshot's xmin: every writer that might still commit a lower
@@ -119,14 +130,6 @@ def _recorded(rows: list[asyncpg.Record]) -> list[Recorded]:
     return [Recorded(r[0], r[1], r[2], r[3], decode(r[4]), decode(r[5]), r[6], r[7]) for r in rows]
 
 
-def _now() -> str:
-    """UTC now as 2026-12-01T10:00:00.123456Z (hashed: the format must never change).
-
-    isoformat is ~5x faster than strftime("%Y-%m-%dT%H:%M:%S.%fZ") and gives the same text.
-    """
-    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
-
-
 class PostgresEventStore(PostgresTables):
     """The store on PostgreSQL via asyncpg (schema.sql must be applied): the events
     here, the side tables in its base `server.store.postgres_tables.PostgresTables`.
@@ -141,10 +144,13 @@ class PostgresEventStore(PostgresTables):
         pool: asyncpg.Pool[Any],
         notify_dsn: str | None = None,
         settings: DbSettings | None = None,
+        clock: Clock = SYSTEM,
     ) -> None:
         """`notify_dsn`: where the LISTEN connections go, direct (never through a
-        transaction pooler); None: on connections borrowed from the pool."""
+        transaction pooler); None: on connections borrowed from the pool. `clock`: what
+        `recorded_at` is stamped from (a test's clock moves it: server/store/clock.py)."""
         self._pool = pool
+        self.clock = clock
         self._notify_dsn = notify_dsn
         self._settings = settings or DbSettings()
         self.touches = Touches(pool)
@@ -186,7 +192,7 @@ class PostgresEventStore(PostgresTables):
             prev_hash,
             [(e.type, msgspec.to_builtins(e.data)) for e in events],
             msgspec.to_builtins(dict(meta)),
-            _now(),
+            self.clock.stamp(),
         )
         full_meta, previous = rows[0]["meta"], rows[-1]["hash"]
 
@@ -301,7 +307,7 @@ class PostgresEventStore(PostgresTables):
                 "version": r[0],
                 "type": r[1],
                 "data": decode(r[2]),
-                "meta": lean_meta(r[4], r[5], r[6]),
+                "meta": lean_meta(r[4], r[5], r[6], r[7]),
             }
             for r in rows
         ]
@@ -325,7 +331,7 @@ class PostgresEventStore(PostgresTables):
         decode = _DECODE_OBJECT
         facts = [
             {"stream": stream, "version": r[0], "type": r[1], "data": decode(r[2]),
-             "meta": lean_meta(r[4], r[5], r[6])}
+             "meta": lean_meta(r[4], r[5], r[6], r[7])}
             for r in rows
         ]  # fmt: skip
         return facts, rows[-1][3]
@@ -333,6 +339,10 @@ class PostgresEventStore(PostgresTables):
     async def read_all(self, after_position: int, limit: int = 1000) -> list[Recorded]:
         """Up to `limit` events after `after_position`, in position order, never skipping one."""
         return _recorded(await self._pool.fetch(_SQL_READ_ALL, after_position, limit))
+
+    async def deadline_streams(self, after: str, limit: int) -> list[str]:
+        rows = await self._pool.fetch(_SQL_DEADLINE_STREAMS, after, limit)
+        return [r[0] for r in rows]
 
     async def versions(self, streams: Sequence[str]) -> dict[str, int]:
         """The current version of each stream (0 for an empty one), in one query."""

@@ -270,7 +270,7 @@ def test_only_the_gm_sees_sets_and_removes_the_webhook(hooked: tuple[Api, Api]) 
     assert r.status_code == 403
     shown = api.http.get(path, headers=gm(f["gm"])).json()
     assert shown["url"] == receiver.url and "secret" not in shown
-    assert len(shown["kinds"]) == 5
+    assert len(shown["kinds"]) == 6  # every kind, the turn deadline's included
     assert api.http.delete(path, headers=gm(f["gm"])).status_code == 200
     assert api.http.get(path, headers=gm(f["gm"])).status_code == 404
     api.ok(f["id"], f["gm"], {"type": "start_combat", "dice": [50, 20]})

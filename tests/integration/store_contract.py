@@ -107,20 +107,44 @@ class StoreContract:
         appended = await store.append(stream, 0, [hit(n) for n in range(5)], META)
 
         facts = await store.read_facts(stream, after=1, upto=3)
-        assert (
-            facts
-            == [
-                {
-                    "stream": stream,
-                    "version": e.version,
-                    "type": e.type,
-                    "data": e.data,
-                    "meta": {"command_id": e.meta.get("command_id")},  # the step it belongs to
-                }
-                for e in appended[1:3]
-            ]
-        )
+        assert facts == [
+            {
+                "stream": stream,
+                "version": e.version,
+                "type": e.type,
+                "data": e.data,
+                # the step it belongs to, and when (a deadline counts from it)
+                "meta": {
+                    "command_id": e.meta.get("command_id"),
+                    "recorded_at": e.meta["recorded_at"],
+                },
+            }
+            for e in appended[1:3]
+        ]
         assert await store.read_facts(stream, after=5) == []
+
+    async def test_deadline_streams_are_the_open_encounters_with_a_deadline(
+        self, backend: Backend
+    ) -> None:
+        store = backend.store
+        tag = uuid.uuid4().hex[:8]
+        opened = [
+            (f"encounter-{tag}-a", {"deadline.hours": 24}),
+            (f"encounter-{tag}-b", {}),
+            (f"encounter-{tag}-c", {"deadline.hours": 0}),
+            (f"encounter-{tag}-d", {"deadline.hours": 48}),
+            (f"encounter-{tag}-e", {"deadline.hours": 1}),
+        ]
+        for stream, settings in opened:
+            data = {"encounter_id": stream, "ruleset": "plain-d100", "name": "T",
+                    "settings": settings}  # fmt: skip
+            await store.append(stream, 0, [NewEvent("encounter_opened", data)], META)
+        await store.append(f"encounter-{tag}-e", 1, [NewEvent("encounter_closed", {})], META)
+        found = await store.deadline_streams(f"encounter-{tag}", 1000)
+        mine = [s for s in found if s.startswith(f"encounter-{tag}")]
+        assert mine == [f"encounter-{tag}-a", f"encounter-{tag}-d"]
+        page = await store.deadline_streams(f"encounter-{tag}-a", 1)
+        assert page == [f"encounter-{tag}-d"]
 
     async def test_changing_what_was_read_changes_nothing_stored(self, backend: Backend) -> None:
         store, stream = backend.store, new_stream()

@@ -27,7 +27,9 @@ STREAM = f"encounter-{ENCOUNTER}"
 
 # What an undo's board may differ in from the board of `?at=V`: the version, the log
 # (struck lines and the undo's own), what no undo touches (disputes, the dice).
-NOT_UNDONE = frozenset({"version", "log", "undone", "disputes", "dice", "step_back"})
+# The deadline too: an undo restarts the wait (domain/deadline.py), so its `since` is the
+# undo's version, not that of the turn's start which `?at=V` shows.
+NOT_UNDONE = frozenset({"version", "log", "undone", "disputes", "dice", "step_back", "deadline"})
 
 
 class Dice:

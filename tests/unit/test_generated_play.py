@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from domain import commands as cmd
+from domain import deadline
 from domain import events as ev
 from domain.encounter import decide, nobody_standing, one_side_left
 from domain.errors import Refused
@@ -92,7 +93,8 @@ class Play(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.t = Table(self.ruleset)
+        # A turn deadline with the pass policy: its steps are generated too (deadline_*).
+        self.t = Table(self.ruleset, settings={"deadline.hours": 24, "deadline.policy": "pass"})
         for name, side, preset, sheet in ROSTERS[self.ruleset]:
             self.t.send(cmd.AddCombatant(name=name, side=side, sheet=sheet, preset=preset))
         self.order: list[str] = list(self.t.state.game.combatants)
@@ -365,6 +367,33 @@ class Play(RuleBasedStateMachine):
         open_ = [d.seq for d in self.t.state.ledger.disputes if d.answer is None]
         if open_:
             self.send(cmd.AnswerDispute(roll=open_[0], answer="it stands"))
+
+    @rule(step=st.sampled_from(["remind", "pass"]))
+    def deadline_step(self, step: str) -> None:
+        """The server's deadline step for the current wait: a reminder changes nothing of
+        the game; a passing answers the defence `none` or ends the turn, as the GM would."""
+        wait = deadline.waiting(self.t.state)
+        if wait is None:
+            return
+        actor = self.game.actor
+        events = self.send(cmd.ApplyDeadline(step=step, since=wait.since))  # type: ignore[arg-type]
+        if events is None:
+            assert wait.since in self.t.state.ledger.passed or (
+                step == "remind" and wait.since in self.t.state.ledger.reminded
+            )
+            return
+        self.stats[f"deadline_{step}"] = self.stats.get(f"deadline_{step}", 0) + 1
+        if step == "remind":
+            assert [type(e) for e in events] == [ev.DeadlineReminded]
+            return
+        assert type(events[0]) is ev.DeadlinePassed
+        if wait.waiting == "defence":
+            assert any(
+                isinstance(e, ev.ReactionDeclared) and e.reaction == "none" and e.by_gm
+                for e in events
+            )
+        else:
+            assert any(isinstance(e, ev.TurnEnded) and e.actor == actor for e in events)
 
     @rule()
     def continue_combat(self) -> None:

@@ -10,6 +10,7 @@ export function boardShell() {
       <h2 id="status-title" class="sr-only">${t("round")}</h2>
       <div id="status"></div>
       <div id="pending" aria-live="polite"></div>
+      <div id="deadline"></div>
     </section>
     <section class="card" aria-labelledby="order-title">
       <h2 id="order-title">${t("order")}</h2>
@@ -46,6 +47,26 @@ export function renderStatus(b) {
       <span class="ver">${t("version")} ${b.version}</span></p>`);
   patch($("#pending"), b.pending.map((p) => html`
     <p class="pending" data-pending="${p.id}"><b>${t("pending")}:</b> ${localized(p, "text")}</p>`));
+  renderDeadline(b);
+}
+
+/** The current wait's deadline (`deadline.hours`): whose turn or defence, when it falls due
+ * (the server's ISO time, shown in the page's language), what then happens. */
+function renderDeadline(b) {
+  const d = b.deadline;
+  if (!d || b.encounter.closed) {
+    patch($("#deadline"), "");
+    return;
+  }
+  const when = d.due ? new Date(d.due) : null;
+  const shown = when ? when.toLocaleString(lang() === "fr" ? "fr-FR" : "en-GB",
+    { dateStyle: "medium", timeStyle: "short" }) : "?";
+  const what = t(d.waiting === "defence" ? "deadline_defence" : "deadline_turn", { who: d.who_name });
+  const state = d.passed ? t("deadline_passed") : d.reminded ? t("deadline_reminded") : "";
+  patch($("#deadline"), html`
+    <p class="deadline" data-due="${d.due || ""}"><b>${t("deadline")}</b> ${what}
+      <time datetime="${d.due || ""}">${shown}</time>
+      <span class="muted small">${t(`deadline_policy_${d.policy}`)}${state ? ` · ${state}` : ""}</span></p>`);
 }
 
 export function renderOrder(b) {
