@@ -43,13 +43,14 @@ from domain import events as ev
 from domain.chain import GENESIS
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
-from projections.words.webhooks import message
+from projections.words.webhooks import content, message, story
 from server.services.encounters import stream_of
 from server.services.metrics import Metrics
 from server.store.port import Claimed, HistoryRewritten, NewDelivery, Store
 from server.webhooks.outbound import Allow, Unsafe, post
 
 log = logging.getLogger(__name__)
+KEEP = 200  # log lines a fold keeps while nothing is announced (the story's tail)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,10 @@ class Webhooks:
         """A webhook was set here just now: scan it on the next wake."""
         self._watched.add(stream_of(encounter))
 
+    def due(self) -> None:
+        """A delivery was queued here just now: claim on the next wake."""
+        self._due.set()
+
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._scanning()), asyncio.create_task(self._working())]
 
@@ -175,13 +180,17 @@ class Webhooks:
                     [env], "public", secret_resources(state), state.ledger.hidden_rolls
                 )
                 found = message(ev.event_from(env["type"], env["data"]), state, hook.lang)
-                proj.apply(env, tell=False)
+                proj.apply(env)  # its log lines: the story the next announcement tells
                 if not shown or found is None or found[0] not in hook.kinds:
+                    del proj.lines[:-KEEP]
                     continue
                 kind, text, combatant = found
+                lines = story(proj.lines, env["version"], hook.lang)
+                proj.lines.clear()
                 body = payload(
-                    hook.format, hook.encounter, env["version"], kind, combatant, text, link
-                )
+                    hook.format, hook.encounter, env["version"], kind, combatant, text, link,
+                    lines,
+                )  # fmt: skip
                 rows.append(NewDelivery(uuid.uuid4().hex, hook_id, env["version"], kind,
                                         body.decode()))  # fmt: skip
             self._tips[stream] = tip
@@ -301,17 +310,26 @@ class Webhooks:
 
 
 def payload(
-    fmt: str, encounter: str, version: int, kind: str, combatant: str | None, text: str, link: str
+    fmt: str,
+    encounter: str,
+    version: int,
+    kind: str,
+    combatant: str | None,
+    text: str,
+    link: str,
+    lines: list[str] | None = None,
 ) -> bytes:
-    """The exact bytes POSTed: the json body, or Discord's (no pings from names)."""
+    """The exact bytes POSTed: the json body (with the story's `lines`), or Discord's:
+    the lines, the announcement and the link within 2,000 characters, no pings."""
+    told = lines or []
     if fmt == "discord":
         body: dict[str, Any] = {
-            "content": f"{text}\n{link}",
+            "content": content(told, text, link),
             "allowed_mentions": {"parse": []},
         }
     else:
         body = {"encounter": encounter, "version": version, "kind": kind}
         if combatant is not None:
             body["combatant"] = combatant
-        body |= {"text": text, "link": link}
+        body |= {"text": text, "link": link, "lines": told}
     return msgspec.json.encode(body)
