@@ -475,9 +475,10 @@ class Webhook(msgspec.Struct):
 
 
 class WebhookDeliveries(msgspec.Struct):
-    """200 of GET /api/encounters/{id}/webhook/deliveries: the last deliveries, newest
-    first (no URL, no secret)."""
+    """200 of GET /api/encounters/{id}/webhook/deliveries: the webhook's id (null: the
+    encounter has none) and its last deliveries, newest first (no URL, no secret)."""
 
+    webhook: str | None
     deliveries: list[Delivery]
 
 

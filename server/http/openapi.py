@@ -262,7 +262,7 @@ OPS: tuple[Op, ...] = (
        "The webhook's last deliveries and their status, no URL nor secret (GM)", "webhooks",
        {200: t.WebhookDeliveries}, auth="required",
        params=(ENCOUNTER, _count("limit", "1 to 200; none: 20", 1, 200)),
-       errors=(400, 401, 403, 404, *DOWN)),
+       errors=(400, 401, 403, 404, *DOWN)),  # 404: no such encounter
     Op("post", "/api/encounters/{id}/webhook/test", "testWebhook",
        "Queue one delivery of kind test, after the webhook's others (GM)", "webhooks",
        {202: t.WebhookTestQueued}, auth="required", params=(ENCOUNTER,),

@@ -132,7 +132,8 @@ def _delivery(r: Delivery) -> dict[str, object]:
 
 
 async def get_deliveries(request: Request) -> Response:
-    """The last `limit` deliveries (default 20), newest first: never the URL or secret."""
+    """The last `limit` deliveries (default 20), newest first, and the webhook's id (None
+    without a webhook): never the URL or secret."""
     eid = parse_id(request.path_params["id"])
     raw = request.query_params.get("limit")
     limit = 20 if raw is None else whole_param(raw, "limit")
@@ -141,10 +142,10 @@ async def get_deliveries(request: Request) -> Response:
     await require_gm(request, eid)
     store = service(request).store
     hook = await store.webhook_of(eid)
-    if hook is None:
-        raise HTTPError(404, "not_found", reason="no_webhook")
+    if hook is None:  # not an error: the console asks before any webhook is set
+        return json_response({"webhook": None, "deliveries": []})
     rows = await store.recent_deliveries(hook.id, limit)
-    return json_response({"deliveries": [_delivery(r) for r in rows]})
+    return json_response({"webhook": hook.id, "deliveries": [_delivery(r) for r in rows]})
 
 
 async def post_test(request: Request) -> Response:

@@ -6,6 +6,7 @@ import { t, localized, outcome, lang } from "./i18n.js";
 import { openAudit, proofBadge } from "./audit.js";
 import { confirmClose } from "./confirm.js";
 import { warSaved, save } from "./store.js";
+import { webhookShell, bindWebhook } from "./webhook-card.js";
 import {
   bindTools, renderTools, conditionsShell, turnExtras, hideShell, hiddenChosen, disputeItem,
 } from "./gm-tools.js";
@@ -489,6 +490,7 @@ export function gmShell(app) {
       <textarea id="export-out" rows="5" readonly aria-label="${t("export")}" hidden></textarea>
       <span id="export-msg" class="form-msg" role="status"></span>
     </section>
+    ${webhookShell()}
     <section class="card danger-zone" aria-labelledby="undo-title">
       <h2 id="undo-title">${t("undo_close")}</h2>
       <form id="undo-form" class="row-form">
@@ -658,6 +660,7 @@ export function bindGm(app) {
     btn.addEventListener("click", () => doExport(app, btn.dataset.export, btn.dataset.scope));
   }
   bindTools(app);
+  bindWebhook(app);
 }
 
 async function doExport(app, format, scope) {
