@@ -270,6 +270,10 @@ CREATE TABLE IF NOT EXISTS dice_seeds (
 --     instance sends each attempt; a crashed worker's lease runs out and another
 --     instance takes the row up. Delivery is at least once: receivers dedupe on id
 --     (the X-Fracas-Delivery header).
+--   * one webhook's deliveries go in order, one at a time: a worker claims only the
+--     webhook's head (its pending row first in (version, kind) order, a `test` last of
+--     its version), so a row waiting for its retry holds the rows after it until it is
+--     delivered or `failed` (the attempts are bounded).
 --   * body holds the exact bytes sent (no token in it); the signature is computed at
 --     send time from the webhook's secret.
 -- ---------------------------------------------------------------------------
@@ -304,9 +308,11 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   CONSTRAINT webhook_deliveries_event_key UNIQUE (webhook, version, kind)
 );
 
--- Workers look for due pending rows only.
+-- Workers look for due pending rows only, and for each webhook's head.
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due_idx
   ON webhook_deliveries (next_at) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS webhook_deliveries_queue_idx
+  ON webhook_deliveries (webhook, version) WHERE state = 'pending';
 
 
 -- ---------------------------------------------------------------------------

@@ -443,12 +443,20 @@ class WebhookSet(msgspec.Struct):
     secret: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
 
 
+DeliveryKind = Literal[
+    "turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed",
+    "test",
+]  # fmt: skip
+
+
 class Delivery(msgspec.Struct):
-    """One delivery of a webhook: its state, attempts and last outcome."""
+    """One delivery of a webhook: its state, attempts and last outcome. One webhook's
+    deliveries are sent in (version, kind) order, one at a time: a pending one waits for
+    those before it."""
 
     id: str
-    version: int
-    kind: WebhookKind
+    version: Annotated[int, Meta(description="the event announced (a test: the checkpoint)")]
+    kind: DeliveryKind
     status: Literal["pending", "delivered", "failed"]
     attempts: int
     last_status: int | None
@@ -469,6 +477,24 @@ class Webhook(msgspec.Struct):
     lang: Literal["en", "fr"]
     created: str
     deliveries: list[Delivery]
+
+
+class WebhookDeliveries(msgspec.Struct):
+    """200 of GET /api/encounters/{id}/webhook/deliveries: the webhook's id (null: the
+    encounter has none) and its last deliveries, newest first (no URL, no secret)."""
+
+    webhook: str | None
+    deliveries: list[Delivery]
+
+
+class WebhookTestQueued(msgspec.Struct):
+    """202 of POST /api/encounters/{id}/webhook/test: a `test` delivery, queued after
+    the webhook's deliveries so far; its outcome shows in the deliveries."""
+
+    id: str
+    version: int
+    kind: Literal["test"]
+    status: Literal["pending"]
 
 
 class WebhookDeleted(msgspec.Struct):

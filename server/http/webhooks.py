@@ -5,7 +5,10 @@ The words sent are projections/words/webhooks.py; delivery is server/webhooks/de
 `PUT /api/encounters/{id}/webhook {url, format, kinds?, lang?}` sets the encounter's one
 webhook and answers its signing secret once; `GET` shows the URL, kinds and the last
 deliveries; `DELETE` removes it (and its pending deliveries). The configuration lives in
-the `webhooks` table, never in an event.
+the `webhooks` table, never in an event. `GET .../webhook/deliveries?limit=N` lists the
+last N deliveries alone (no URL, no secret: what the console polls), and
+`POST .../webhook/test` queues one delivery of kind `test` (202), in the webhook's queue
+after what is already there, so the GM sees the receiver answer.
 
 A payload is what the public board shows: a hidden roll's dispute is never sent, and the
 link is the public board's (`/e/<id>`), never a token.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import uuid
 from typing import Annotated, Literal
 
 import msgspec
@@ -22,12 +26,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from projections.words.webhooks import KINDS
+from projections.words.webhooks import KINDS, TEST, test_text
+from server.http.bounds import whole_param
 from server.http.errors import HTTPError, json_response
 from server.http.requests import body_of, service
 from server.http.tokens import require_gm
 from server.services.encounters import parse_id, stream_of
-from server.store.port import NewWebhook
+from server.store.port import Delivery, NewDelivery, NewWebhook
+from server.webhooks.delivery import payload
 from server.webhooks.outbound import Unsafe, check_url, vetted
 
 Kind = Literal[
@@ -39,6 +45,7 @@ Kind = Literal[
     "deadline",
 ]
 RECENT = 50  # deliveries GET shows
+MOST = 200  # the most deliveries GET .../deliveries lists
 
 
 class WebhookBody(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -109,22 +116,64 @@ async def get_webhook(request: Request) -> Response:
             "kinds": hook.kinds,
             "lang": hook.lang,
             "created": hook.created_at.isoformat(),
-            "deliveries": [
-                {
-                    "id": r.id,
-                    "version": r.version,
-                    "kind": r.kind,
-                    "status": r.state,
-                    "attempts": r.attempts,
-                    "last_status": r.last_status,
-                    "last_error": r.last_error,
-                    "created": r.created_at.isoformat(),
-                    "delivered": r.delivered_at.isoformat() if r.delivered_at else None,
-                    "next_attempt": r.next_at.isoformat() if r.state == "pending" else None,
-                }
-                for r in rows
-            ],
+            "deliveries": [_delivery(r) for r in rows],
         }
+    )
+
+
+def _delivery(r: Delivery) -> dict[str, object]:
+    return {
+        "id": r.id,
+        "version": r.version,
+        "kind": r.kind,
+        "status": r.state,
+        "attempts": r.attempts,
+        "last_status": r.last_status,
+        "last_error": r.last_error,
+        "created": r.created_at.isoformat(),
+        "delivered": r.delivered_at.isoformat() if r.delivered_at else None,
+        "next_attempt": r.next_at.isoformat() if r.state == "pending" else None,
+    }
+
+
+async def get_deliveries(request: Request) -> Response:
+    """The last `limit` deliveries (default 20), newest first, and the webhook's id (None
+    without a webhook): never the URL or secret."""
+    eid = parse_id(request.path_params["id"])
+    raw = request.query_params.get("limit")
+    limit = 20 if raw is None else whole_param(raw, "limit")
+    if not 1 <= limit <= MOST:
+        raise HTTPError(400, "invalid", reason="limit_whole_1_to", params={"max": MOST})
+    await require_gm(request, eid)
+    store = service(request).store
+    hook = await store.webhook_of(eid)
+    if hook is None:  # not an error: the console asks before any webhook is set
+        return json_response({"webhook": None, "deliveries": []})
+    rows = await store.recent_deliveries(hook.id, limit)
+    return json_response({"webhook": hook.id, "deliveries": [_delivery(r) for r in rows]})
+
+
+async def post_test(request: Request) -> Response:
+    """Queue a `test` delivery at the webhook's checkpoint: after every delivery already
+    made from the stream, before the next. Sent again, it starts over (one per version)."""
+    eid = parse_id(request.path_params["id"])
+    await require_gm(request, eid)
+    svc = service(request)
+    title = (await svc.load(eid)).state.ledger.name
+    delivery_id = uuid.uuid4().hex
+    async with svc.store.transaction() as conn:
+        hook = await svc.store.hold_webhook(eid, conn=conn)
+        if hook is None:
+            raise HTTPError(404, "not_found", reason="no_webhook")
+        link = f"{hook.base}/e/{hook.encounter}"
+        body = payload(hook.format, eid, hook.checkpoint, TEST, None,
+                       test_text(title, hook.lang), link)  # fmt: skip
+        row = NewDelivery(delivery_id, hook.id, hook.checkpoint, TEST, body.decode())
+        await svc.store.enqueue([row], conn=conn, replace=True)
+    request.app.state.webhooks.due()
+    return json_response(
+        {"id": delivery_id, "version": hook.checkpoint, "kind": TEST, "status": "pending"},
+        status=202,
     )
 
 
@@ -144,4 +193,6 @@ async def webhook(request: Request) -> Response:
 
 routes = [
     Route("/api/encounters/{id}/webhook", webhook, methods=["GET", "PUT", "DELETE"]),
+    Route("/api/encounters/{id}/webhook/deliveries", get_deliveries, methods=["GET"]),
+    Route("/api/encounters/{id}/webhook/test", post_test, methods=["POST"]),
 ]

@@ -104,6 +104,11 @@ class _Delivery:
     delivered_at: datetime | None = None
 
 
+def queue_order(d: _Delivery) -> tuple[int, bool, str]:
+    """Where a delivery stands in its webhook's queue (the SQL's ORDER BY)."""
+    return (d.version, d.kind == "test", d.kind)
+
+
 class MemoryTables:
     """Tokens, dice seeds, command keys and webhooks in the process's memory."""
 
@@ -399,28 +404,45 @@ class MemoryTables:
         return LockedWebhook(h.id, h.encounter, h.format, list(h.kinds), h.lang, h.base,
                              h.checkpoint)  # fmt: skip
 
-    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Tx) -> None:
-        """Add pending deliveries, due now; a (webhook, version, kind) already there stays."""
+    async def hold_webhook(self, encounter: str, *, conn: Tx) -> LockedWebhook | None:
+        """The encounter's webhook, held by the (one open) transaction; None if none."""
+        await self._turn()
+        h = self._webhooks.get(encounter)
+        if h is None:
+            return None
+        return LockedWebhook(h.id, h.encounter, h.format, list(h.kinds), h.lang, h.base,
+                             h.checkpoint)  # fmt: skip
+
+    async def enqueue(
+        self, deliveries: Sequence[NewDelivery], *, conn: Tx, replace: bool = False
+    ) -> None:
+        """Add pending deliveries, due now; a (webhook, version, kind) already there stays,
+        or with `replace` starts over as a new delivery."""
         tx = await self._turn()
         now = self._now(tx)
-        taken = {(d.webhook, d.version, d.kind) for d in self._deliveries.values()}
+        taken = {(d.webhook, d.version, d.kind): d for d in self._deliveries.values()}
         hooks = {h.id for h in self._webhooks.values()}
         added: list[str] = []
+        dropped: list[_Delivery] = []
         for d in deliveries:
             if d.webhook not in hooks:
                 raise ValueError(f"no webhook {d.webhook!r}")
             if d.id in self._deliveries:
                 raise AlreadyStored(f"a delivery {d.id!r} exists")
-            if (d.webhook, d.version, d.kind) in taken:
+            old = taken.get((d.webhook, d.version, d.kind))
+            if old is not None and not replace:
                 continue
-            taken.add((d.webhook, d.version, d.kind))
-            self._deliveries[d.id] = _Delivery(d.id, d.webhook, d.version, d.kind, d.body,
-                                               now, now)  # fmt: skip
+            if old is not None:
+                dropped.append(self._deliveries.pop(old.id))
+            new = _Delivery(d.id, d.webhook, d.version, d.kind, d.body, now, now)
+            taken[(d.webhook, d.version, d.kind)] = self._deliveries[d.id] = new
             added.append(d.id)
 
         def undo() -> None:
             for did in added:
                 self._deliveries.pop(did, None)
+            for old in dropped:
+                self._deliveries[old.id] = old
 
         self._undo(tx, undo)
 
@@ -440,29 +462,22 @@ class MemoryTables:
         self._undo(tx, undo)
 
     async def claim_due(
-        self,
-        limit: int,
-        lease: float,
-        *,
-        per_webhook: int | None = None,
-        busy: Sequence[str] = (),
+        self, limit: int, lease: float, *, busy: Sequence[str] = ()
     ) -> list[Claimed]:
-        """Due pending deliveries, oldest due first, hidden for `lease` seconds; at most
-        `per_webhook` of one webhook, none of the `busy` ones'."""
+        """Each webhook's head (its pending delivery first in (version, kind) order,
+        `test` last of a version) if due, oldest due first, hidden for `lease` seconds;
+        none of the `busy` webhooks'."""
         tx = await self._turn()
         now = self._now(tx)
-        due = [
-            d
-            for d in self._deliveries.values()
-            if d.state == "pending" and d.next_at <= now and d.webhook not in busy
-        ]
+        heads: dict[str, _Delivery] = {}
+        for d in self._deliveries.values():
+            if d.state != "pending":
+                continue
+            head = heads.get(d.webhook)
+            if head is None or queue_order(d) < queue_order(head):
+                heads[d.webhook] = d
+        due = [d for d in heads.values() if d.next_at <= now and d.webhook not in busy]
         due.sort(key=lambda d: d.next_at)
-        if per_webhook is not None:
-            taken: dict[str, int] = {}
-            for d in list(due):
-                taken[d.webhook] = taken.get(d.webhook, 0) + 1
-                if taken[d.webhook] > per_webhook:
-                    due.remove(d)
         secrets = {h.id: h for h in self._webhooks.values()}
         out = []
         for d in due[: max(limit, 0)]:

@@ -433,9 +433,17 @@ class SideTables(Protocol):
         """Hold the webhook for `conn`'s transaction; None if gone or held elsewhere."""
         ...
 
-    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Tx) -> None:
+    async def hold_webhook(self, encounter: str, *, conn: Tx) -> LockedWebhook | None:
+        """The encounter's webhook, held for `conn`'s transaction (waiting for a scanner
+        that holds it); None if it has none."""
+        ...
+
+    async def enqueue(
+        self, deliveries: Sequence[NewDelivery], *, conn: Tx, replace: bool = False
+    ) -> None:
         """Add pending deliveries, due now; one already there for its
-        (webhook, version, kind) is left as it is."""
+        (webhook, version, kind) is left as it is, or with `replace` made a new pending
+        delivery (the new id and body, no attempt yet)."""
         ...
 
     async def move_checkpoint(self, hook_id: str, version: int, *, conn: Tx) -> None:
@@ -443,16 +451,14 @@ class SideTables(Protocol):
         ...
 
     async def claim_due(
-        self,
-        limit: int,
-        lease: float,
-        *,
-        per_webhook: int | None = None,
-        busy: Sequence[str] = (),
+        self, limit: int, lease: float, *, busy: Sequence[str] = ()
     ) -> list[Claimed]:
-        """Up to `limit` due pending deliveries, oldest due first, each hidden from
-        other claims for `lease` seconds and its attempt counted; at most `per_webhook`
-        of any one webhook, and none of the `busy` webhooks' (ids)."""
+        """Up to `limit` deliveries, each the head of its webhook's queue (its pending
+        delivery first in (version, kind) order, `test` after the others of a version)
+        if that head is due, oldest due first; each hidden from other claims for `lease`
+        seconds and its attempt counted. One webhook's deliveries go one at a time, in
+        order: the next is not claimed while the head is pending (leased or waiting to
+        be retried). None of the `busy` webhooks' (ids)."""
         ...
 
     async def delivered(self, delivery_id: str, status: int | None) -> None:

@@ -101,23 +101,38 @@ _SQL_ENQUEUE = """
 INSERT INTO webhook_deliveries (id, webhook, version, kind, body)
 SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[])
 ON CONFLICT ON CONSTRAINT webhook_deliveries_event_key DO NOTHING"""
-# Due rows per webhook, at most $3 of each ($3 NULL: no limit) and none of the webhooks in
-# $4, oldest due first: one webhook's backlog cannot take every slot of a worker.
+# A test sent again at the same checkpoint: the row starts over as a new delivery.
+_SQL_REQUEUE = """
+INSERT INTO webhook_deliveries (id, webhook, version, kind, body)
+SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[])
+ON CONFLICT ON CONSTRAINT webhook_deliveries_event_key DO UPDATE
+   SET id = excluded.id, body = excluded.body, state = 'pending', attempts = 0,
+       next_at = now(), last_status = NULL, last_error = NULL, created_at = now(),
+       delivered_at = NULL"""
+_SQL_HOLD = """
+SELECT id, encounter::text AS encounter, format, kinds, lang, base, checkpoint
+  FROM webhooks WHERE encounter = $1 FOR UPDATE"""
+# Each webhook's queue goes in order, one delivery at a time: its head is its pending row
+# first in (version, kind) order (`test` after a version's others), claimed only if due,
+# so a row waiting for a retry (or leased to a sender) holds the rows after it. None of
+# the webhooks in $3. The head is chosen without a lock, then locked SKIP LOCKED: a head
+# another claim holds is skipped, never passed over for the row behind it, and the UPDATE
+# checks again that it is pending and due (a concurrent claim or outcome moved it).
 _SQL_CLAIM = """
+WITH heads AS (
+  SELECT DISTINCT ON (webhook) id, webhook, next_at FROM webhook_deliveries
+   WHERE state = 'pending'
+   ORDER BY webhook, version, kind = 'test', kind
+), due AS (
+  SELECT d.id, h.next_at FROM webhook_deliveries d JOIN heads h ON h.id = d.id
+   WHERE h.next_at <= now() AND NOT (h.webhook = ANY($3::text[]))
+   ORDER BY h.next_at LIMIT $1
+   FOR UPDATE OF d SKIP LOCKED
+)
 UPDATE webhook_deliveries d
    SET attempts = d.attempts + 1, next_at = now() + make_interval(secs => $2)
-  FROM webhooks w
- WHERE w.id = d.webhook
-   AND d.id IN (SELECT due.id
-                  FROM (SELECT DISTINCT webhook FROM webhook_deliveries
-                         WHERE state = 'pending' AND next_at <= now()
-                           AND NOT (webhook = ANY($4::text[]))) h
-                 CROSS JOIN LATERAL (
-                       SELECT id, next_at FROM webhook_deliveries
-                        WHERE webhook = h.webhook AND state = 'pending' AND next_at <= now()
-                        ORDER BY next_at LIMIT $3
-                        FOR UPDATE SKIP LOCKED) due
-                 ORDER BY due.next_at LIMIT $1)
+  FROM webhooks w, due
+ WHERE d.id = due.id AND w.id = d.webhook AND d.state = 'pending' AND d.next_at <= now()
 RETURNING d.id, d.body, d.attempts, d.created_at, w.url, w.secret, d.webhook"""
 _SQL_DONE = """
 UPDATE webhook_deliveries
@@ -412,12 +427,26 @@ class PostgresTables:
             r["checkpoint"],
         )  # fmt: skip
 
-    async def enqueue(self, deliveries: Sequence[NewDelivery], *, conn: Tx) -> None:
-        """One INSERT for the batch, ON CONFLICT (webhook, version, kind) DO NOTHING."""
+    async def hold_webhook(self, encounter: str, *, conn: Tx) -> LockedWebhook | None:
+        """SELECT ... FOR UPDATE: waits for a scanner holding the row."""
+        r = await as_conn(conn).fetchrow(_SQL_HOLD, encounter)
+        if r is None:
+            return None
+        return LockedWebhook(
+            r["id"], r["encounter"], r["format"], list(r["kinds"]), r["lang"], r["base"],
+            r["checkpoint"],
+        )  # fmt: skip
+
+    async def enqueue(
+        self, deliveries: Sequence[NewDelivery], *, conn: Tx, replace: bool = False
+    ) -> None:
+        """One INSERT for the batch, ON CONFLICT (webhook, version, kind) DO NOTHING (or
+        with `replace`, the row made new)."""
         if not deliveries:
             return
         columns = zip(*(msgspec.structs.astuple(d) for d in deliveries), strict=True)
-        await as_conn(conn).execute(_SQL_ENQUEUE, *map(list, columns))
+        sql = _SQL_REQUEUE if replace else _SQL_ENQUEUE
+        await as_conn(conn).execute(sql, *map(list, columns))
 
     async def move_checkpoint(self, hook_id: str, version: int, *, conn: Tx) -> None:
         """The last version the webhook's deliveries were made from."""
@@ -426,15 +455,11 @@ class PostgresTables:
         )
 
     async def claim_due(
-        self,
-        limit: int,
-        lease: float,
-        *,
-        per_webhook: int | None = None,
-        busy: Sequence[str] = (),
+        self, limit: int, lease: float, *, busy: Sequence[str] = ()
     ) -> list[Claimed]:
-        """One UPDATE over due rows taken FOR UPDATE SKIP LOCKED, next_at past the lease."""
-        rows = await self._pool.fetch(_SQL_CLAIM, limit, lease, per_webhook, list(busy))
+        """One UPDATE over the due heads taken FOR UPDATE SKIP LOCKED, next_at past the
+        lease."""
+        rows = await self._pool.fetch(_SQL_CLAIM, limit, lease, list(busy))
         return [Claimed(**dict(r)) for r in rows]
 
     async def delivered(self, delivery_id: str, status: int | None) -> None:

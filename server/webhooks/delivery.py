@@ -9,13 +9,14 @@ Two tasks per server instance, each on its own pooled connections, apart from co
   FOR UPDATE SKIP LOCKED: one instance scans a webhook at a time, and a crash mid-way
   rolls back whole;
 * the worker claims due rows FOR UPDATE SKIP LOCKED, pushing next_at past a lease in
-  the same statement, then POSTs each in its own task with a timeout. Concurrency is per
-  webhook: at most `per_webhook` deliveries of one webhook are in flight on an instance,
-  and a webhook with any in flight is left out of the next claim until they end, so a
-  silent receiver holds only its own slots and never delays another webhook's
-  deliveries (`concurrency` is only the instance's bound on open connections). A success marks
-  the row delivered; a failure sets the next attempt with exponential backoff, until
-  the row is a day old (then `failed`). A crashed worker's lease runs out and another
+  the same statement, then POSTs each in its own task with a timeout. One webhook's
+  deliveries go in order, one at a time, on every instance: a claim takes only a
+  webhook's head (its pending row first in (version, kind) order), so a receiver gets
+  version 10 before version 11, and a failing receiver holds its own queue only (never
+  another webhook's; `concurrency` is only the instance's bound on open connections).
+  A success marks the row delivered; a failure sets the next attempt with exponential
+  backoff, until the row has had `attempts` attempts or is `max_age` old: then it is
+  `failed` and its queue moves on. A crashed worker's lease runs out and another
   instance takes the row up: at least once, and the delivery id lets receivers dedupe.
 
 A slow receiver only holds its own task: commands never wait on a delivery.
@@ -42,13 +43,14 @@ from domain import events as ev
 from domain.chain import GENESIS
 from projections.filter import filter_events, secret_resources
 from projections.view import Projection
-from projections.words.webhooks import message
+from projections.words.webhooks import content, message, story
 from server.services.encounters import stream_of
 from server.services.metrics import Metrics
 from server.store.port import Claimed, HistoryRewritten, NewDelivery, Store
 from server.webhooks.outbound import Allow, Unsafe, post
 
 log = logging.getLogger(__name__)
+KEEP = 200  # log lines a fold keeps while nothing is announced (the story's tail)
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,8 @@ class Settings:
     retry: float = 5.0  # the first retry's delay; doubles each time
     retry_max: float = 3600.0
     max_age: float = 86400.0  # retried for up to a day
+    attempts: int = 12  # then failed: a queue is held about three hours at most
     concurrency: int = 512  # deliveries in flight on this instance, all webhooks
-    per_webhook: int = 4  # deliveries of one webhook in flight on this instance
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -79,6 +81,7 @@ class Settings:
             retry=num("FRACAS_WEBHOOK_RETRY", 5.0),
             retry_max=num("FRACAS_WEBHOOK_RETRY_MAX", 3600.0),
             max_age=num("FRACAS_WEBHOOK_MAX_AGE", 86400.0),
+            attempts=max(1, int(num("FRACAS_WEBHOOK_ATTEMPTS", 12))),
         )
 
     @property
@@ -113,6 +116,10 @@ class Webhooks:
     def known(self, encounter: str) -> None:
         """A webhook was set here just now: scan it on the next wake."""
         self._watched.add(stream_of(encounter))
+
+    def due(self) -> None:
+        """A delivery was queued here just now: claim on the next wake."""
+        self._due.set()
 
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._scanning()), asyncio.create_task(self._working())]
@@ -173,13 +180,17 @@ class Webhooks:
                     [env], "public", secret_resources(state), state.ledger.hidden_rolls
                 )
                 found = message(ev.event_from(env["type"], env["data"]), state, hook.lang)
-                proj.apply(env, tell=False)
+                proj.apply(env)  # its log lines: the story the next announcement tells
                 if not shown or found is None or found[0] not in hook.kinds:
+                    del proj.lines[:-KEEP]
                     continue
                 kind, text, combatant = found
+                lines = story(proj.lines, env["version"], hook.lang)
+                proj.lines.clear()
                 body = payload(
-                    hook.format, hook.encounter, env["version"], kind, combatant, text, link
-                )
+                    hook.format, hook.encounter, env["version"], kind, combatant, text, link,
+                    lines,
+                )  # fmt: skip
                 rows.append(NewDelivery(uuid.uuid4().hex, hook_id, env["version"], kind,
                                         body.decode()))  # fmt: skip
             self._tips[stream] = tip
@@ -238,15 +249,14 @@ class Webhooks:
             self._due.clear()
 
     async def deliver_due(self) -> None:
-        """Claim what is due (as many as there are free slots, at most `per_webhook` of
-        a webhook with none in flight here) and send each in a task."""
+        """Claim what is due (as many as there are free slots, the head of each webhook's
+        queue with none in flight here) and send each in a task."""
         free = self.settings.concurrency - len(self._sending)
         if free <= 0:
             return
         claimed = await self.store.claim_due(
-            free, self.settings.lease, per_webhook=self.settings.per_webhook,
-            busy=sorted(self._in_flight),
-        )  # fmt: skip
+            free, self.settings.lease, busy=sorted(self._in_flight)
+        )
         for row in claimed:
             self._in_flight[row.webhook] = self._in_flight.get(row.webhook, 0) + 1
             task = asyncio.create_task(self._send(row))
@@ -286,7 +296,10 @@ class Webhooks:
                 self.metrics.webhooks["delivered"] += 1
                 return
             age = datetime.now(UTC) - row.created_at
-            give_up = age >= timedelta(seconds=self.settings.max_age)
+            give_up = (
+                age >= timedelta(seconds=self.settings.max_age)
+                or row.attempts >= self.settings.attempts
+            )
             delay = min(self.settings.retry * 2 ** (row.attempts - 1), self.settings.retry_max)
             await self.store.delivery_failed(row.id, status, give_up, delay, error)
             self.metrics.webhooks["failed" if give_up else "retrying"] += 1
@@ -297,17 +310,26 @@ class Webhooks:
 
 
 def payload(
-    fmt: str, encounter: str, version: int, kind: str, combatant: str | None, text: str, link: str
+    fmt: str,
+    encounter: str,
+    version: int,
+    kind: str,
+    combatant: str | None,
+    text: str,
+    link: str,
+    lines: list[str] | None = None,
 ) -> bytes:
-    """The exact bytes POSTed: the json body, or Discord's (no pings from names)."""
+    """The exact bytes POSTed: the json body (with the story's `lines`), or Discord's:
+    the lines, the announcement and the link within 2,000 characters, no pings."""
+    told = lines or []
     if fmt == "discord":
         body: dict[str, Any] = {
-            "content": f"{text}\n{link}",
+            "content": content(told, text, link),
             "allowed_mentions": {"parse": []},
         }
     else:
         body = {"encounter": encounter, "version": version, "kind": kind}
         if combatant is not None:
             body["combatant"] = combatant
-        body |= {"text": text, "link": link}
+        body |= {"text": text, "link": link, "lines": told}
     return msgspec.json.encode(body)

@@ -196,7 +196,11 @@ def test_real_answers_match_the_schema(world: dict[str, Any]) -> None:
         ("delete", "/api/encounters/{id}/tokens/{token_id}", http.delete(f"{e}/tokens/nope", headers=auth)),
         ("put", "/api/encounters/{id}/webhook", http.put(f"{e}/webhook", headers=auth, json=hook)),
         ("get", "/api/encounters/{id}/webhook", http.get(f"{e}/webhook", headers=auth)),
+        ("post", "/api/encounters/{id}/webhook/test", http.post(f"{e}/webhook/test", headers=auth)),
+        ("get", "/api/encounters/{id}/webhook/deliveries", http.get(f"{e}/webhook/deliveries", headers=auth)),
+        ("get", "/api/encounters/{id}/webhook/deliveries", http.get(f"{e}/webhook/deliveries", headers=auth, params={"limit": 0})),
         ("delete", "/api/encounters/{id}/webhook", http.delete(f"{e}/webhook", headers=auth)),
+        ("post", "/api/encounters/{id}/webhook/test", http.post(f"{e}/webhook/test", headers=auth)),
         ("get", "/api/encounters/{id}/webhook", http.get(f"{e}/webhook", headers=auth)),
         ("get", "/api/encounters/{id}/dice", http.get(f"{e}/dice", headers=auth)),
         ("get", "/api/encounters/{id}/dice", http.get(f"{e}/dice")),
@@ -247,12 +251,16 @@ def test_real_answers_match_the_schema(world: dict[str, Any]) -> None:
         ("put", "/api/encounters/{id}/webhook"),
         ("get", "/api/encounters/{id}/webhook"),
         ("delete", "/api/encounters/{id}/webhook"),
+        ("post", "/api/encounters/{id}/webhook/test"),
+        ("get", "/api/encounters/{id}/webhook/deliveries"),
         ("get", "/api/encounters/{id}/dice"),
         ("get", "/api/campaigns/{id}/dice"),
         ("get", "/api/encounters/{id}/log"),
     ):
         assert (method, path) in answered, (method, path)
     assert ("get", "/api/encounters/{id}/webhook", 404) in by_path  # once deleted
+    assert ("post", "/api/encounters/{id}/webhook/test", 404) in by_path
+    assert ("get", "/api/encounters/{id}/webhook/deliveries", 400) in by_path  # limit 0
     dice = next(r for m, p, r in calls if p.endswith("/dice"))
     assert "d6" in dice.json()["server"]  # the fixture's 2d6, in the GM's dice
 

@@ -6,6 +6,7 @@ import { t, localized, outcome, lang } from "../i18n/index.js";
 import { openAudit, proofBadge } from "./audit.js";
 import { confirmClose } from "../lib/confirm.js";
 import { warSaved, save } from "../lib/store.js";
+import { webhookShell, bindWebhook } from "./webhook-card.js";
 import {
   bindTools, renderTools, conditionsShell, turnExtras, hideShell, hiddenChosen, disputeItem,
 } from "./gm-tools.js";
@@ -483,6 +484,7 @@ export function gmShell(app) {
       <textarea id="export-out" rows="5" readonly aria-label="${t("export")}" hidden></textarea>
       <span id="export-msg" class="form-msg" role="status"></span>
     </section>
+    ${webhookShell()}
     <section class="card danger-zone" aria-labelledby="undo-title">
       <h2 id="undo-title">${t("undo_close")}</h2>
       <form id="undo-form" class="row-form">
@@ -652,6 +654,7 @@ export function bindGm(app) {
     btn.addEventListener("click", () => doExport(app, btn.dataset.export, btn.dataset.scope));
   }
   bindTools(app);
+  bindWebhook(app);
 }
 
 async function doExport(app, format, scope) {

@@ -103,6 +103,12 @@ export const api = {
   tokens: (id, token) => request("GET", `/api/encounters/${id}/tokens`, { token }),
   issueToken: (id, token, body) => request("POST", `/api/encounters/${id}/tokens`, { token, body }),
   revokeToken: (id, token, tokenId) => request("DELETE", `/api/encounters/${id}/tokens/${tokenId}`, { token }),
+  webhook: (id, token) => request("GET", `/api/encounters/${id}/webhook`, { token }),
+  setWebhook: (id, token, body) => request("PUT", `/api/encounters/${id}/webhook`, { token, body }),
+  deleteWebhook: (id, token) => request("DELETE", `/api/encounters/${id}/webhook`, { token }),
+  webhookDeliveries: (id, token, limit) =>
+    request("GET", `/api/encounters/${id}/webhook/deliveries?limit=${limit}`, { token }),
+  testWebhook: (id, token) => request("POST", `/api/encounters/${id}/webhook/test`, { token }),
 };
 
 /** The War's calls (a campaign: its page and the home page's list). */
