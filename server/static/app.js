@@ -6,7 +6,8 @@ import { t, lang, setLang } from "./i18n/index.js";
 import { Live } from "./lib/live.js";
 import { boardShell, renderStatus, renderOrder, renderSides, renderLog, renderDice, LogBook } from "./encounter/board.js";
 import { setupAudit, openAudit, refreshAudit, auditOpen } from "./encounter/audit.js";
-import { gmShell, bindGm, renderGm, playerShell, bindPlayer, renderPlayer } from "./encounter/console.js";
+import { gmShell, bindGm, renderGm } from "./encounter/gm.js";
+import { playerShell, bindPlayer, renderPlayer } from "./encounter/player.js";
 import { cardTools } from "./encounter/gm-tools.js";
 import { home } from "./pages/home.js";
 import { saved, save, keepGm } from "./lib/store.js";
@@ -29,6 +30,14 @@ const app = {
   live: null,
   conn: "connecting",
   shown() { return this.viewAt !== null && this.viewBoard ? this.viewBoard : this.board; },
+};
+
+/** The GM's console or the player's controls again, from the board shown. */
+app.redrawControls = () => {
+  const b = app.shown();
+  if (!b) return;
+  if (app.role === "gm") renderGm(app, b);
+  else if (app.role === "player") renderPlayer(app, b);
 };
 
 function parseHash() {

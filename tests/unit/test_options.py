@@ -36,7 +36,7 @@ def opened(ruleset: str, presets: tuple[str, str]) -> EncounterState:
 
 
 def variants(entry: dict[str, Any], rules: RuleSystem) -> Iterator[dict[str, Any]]:
-    """Every options object the UI builds from one `legal` entry (console.js choiceFields,
+    """Every options object the UI builds from one `legal` entry (encounter/actions.js choiceFields,
     readOptions and the TC-7 second-action row)."""
     choices = entry.get("choices") or {}
     if isinstance(choices, list):
