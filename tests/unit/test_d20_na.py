@@ -596,7 +596,7 @@ def test_NA_30_the_range_malus_lowers_TIR_per_band() -> None:
 
 
 def test_NA_30_the_range_malus_is_named_range_malus_and_old_events_still_read() -> None:
-    from domain.rules.d20_na.resolve import range_malus
+    from domain.rules.d20_na.attack import range_malus
 
     table, a, b = duel(a={"weapons": [BOW], "TIR": 20})
     events = table.act(a, "shoot", b, [1], distance=65, aim="torso")

@@ -1,6 +1,6 @@
 """d20-na: the options each action and reaction takes.
 
-The names are those the engine reads (resolve.attack_options, the charge and the
+The names are those the engine reads (attack.attack_options, the charge and the
 reload in d20_na, the parry's item) and the UI offers from `legal` choices
 (legal._choices): the weapon, the zone aimed at (NA-24), the distance of a shot
 (NA-30), the GM's sneak / from-behind flags (NA-AMB-21).
@@ -22,7 +22,7 @@ BLOW = {
 }
 SHOT = {**BLOW, "distance": Option("int", "NA-30", "metres to the target", low=0, high=100_000)}
 
-ACTIONS: Mapping[str, Mapping[str, Option]] = {
+ACTION_OPTIONS: Mapping[str, Mapping[str, Option]] = {
     "attack": BLOW,
     "shoot": SHOT,
     "throw": SHOT,
@@ -38,10 +38,10 @@ ACTIONS: Mapping[str, Mapping[str, Option]] = {
     "pass": {},
 }
 
-REACTIONS: Mapping[str, Mapping[str, Option]] = {
+REACTION_OPTIONS: Mapping[str, Mapping[str, Option]] = {
     "parry": {"weapon": Option("str", "NA-AMB-27", "the weapon parried with", max_length=200)},
     "dodge": {},
     "none": {},
 }
 
-OPTIONS = OptionTable(actions=ACTIONS, reactions=REACTIONS, rule="NA-14")
+OPTIONS = OptionTable(actions=ACTION_OPTIONS, reactions=REACTION_OPTIONS, rule="NA-14")

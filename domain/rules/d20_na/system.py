@@ -1,11 +1,12 @@
 """d20-na: d20 roll-under ATT/PAR/HAB/TIR combat with an NA action budget per round.
 
 The digest is shared/rules/d20-na.md (rule ids NA-n, ambiguities NA-AMB-n); each
-**Proposed** resolution there is a setting below whose default is the proposal. The
-pieces: sheet (sheets, NA-19, presets), turns (NA-2..NA-5 budgets and
-slots), tables (NA-15, NA-21..NA-35 numbers), combat and resolve
-(attacks, defenses, damage), legal (what the UI may offer), payloads (the
-facts a resolution stores; projections/log/d20_na.py words them in English and French).
+**Proposed** resolution there is a setting (settings.py) whose default is the proposal.
+The pieces, named as in every rule package: settings, specs (the actions and reactions),
+tables (NA-15, NA-21..NA-35 numbers), sheet (sheets, NA-19, presets), options, legal (what
+the UI may offer), payloads (the facts a resolution stores; projections/log/d20_na.py
+words them); and this system's own: turns (NA-2..NA-5 budgets and slots), combat and attack
+(attacks, defenses, damage), resolver (the 1v1 fight resolver).
 """
 
 from __future__ import annotations
@@ -19,79 +20,13 @@ from domain.context import Ctx
 from domain.errors import Refused, RuleViolation
 from domain.rules.common import contact
 from domain.rules.common.base import Rules
-from domain.rules.d20_na import combat, legal, payloads, resolve, turns
+from domain.rules.d20_na import attack, combat, legal, payloads, turns
 from domain.rules.d20_na.options import OPTIONS
+from domain.rules.d20_na.settings import SETTINGS
 from domain.rules.d20_na.sheet import PRESETS, validate
+from domain.rules.d20_na.specs import ACTIONS, REACTIONS
 from domain.state import Game, Pending
 from domain.terms import ActionSpec, LegalAction, Outcome, Setting, Sheet, TurnOver, with_defaults
-
-SETTINGS: Mapping[str, Setting] = {
-    "test.success_cmp": Setting("le", "a d20 test succeeds on roll <= stat (lt: <)", "NA-AMB-1",
-                                ("le", "lt")),
-    "differential.tie": Setting("attacker", "who wins equal margins", "NA-AMB-2",
-                                ("attacker", "defender")),
-    "differential.attack_prevails": Setting(
-        "full_damage", "a parry that loses the differential", "NA-AMB-2",
-        ("full_damage", "parry_still_reduces")),
-    "round.budget_half_units": Setting("2*NA+1", "half-actions per round", "NA-AMB-3",
-                                       ("2*NA+1", "2*NA")),
-    "round.reactions_out_of_slot": Setting(True, "defenses are paid at once, out of slot",
-                                           "NA-AMB-3", (True,)),
-    "round.allow_pass": Setting(True, "an actor may pass the rest of the round", "NA-AMB-3"),
-    "defense.counter_scope": Setting(
-        "per_round_per_type", "what the 2nd/3rd parry or dodge counts", "NA-AMB-4",
-        ("per_round_per_type", "per_round_shared")),
-    "defense.max_per_type": Setting(3, "parries (and dodges) per round", "NA-AMB-4",
-                                    low=0, high=20),
-    "parry.roll_stat": Setting("character_PAR", "what a parry rolls against", "NA-AMB-6",
-                               ("character_PAR", "item_value")),
-    "dodge.unskilled_divisor": Setting(2, "HAB divisor without the Dodge skill", "NA-AMB-5",
-                                       low=1, high=20),
-    "shield.parry_reroll": Setting(1, "free rerolls of a failed shield parry", "NA-AMB-7",
-                                   low=0, high=5),
-    "location.unaimed_malus": Setting(0, "ATT malus of an unaimed blow", "NA-AMB-10",
-                                      low=0, high=20),
-    "location.side_for": Setting("arms,legs", "zones with a left and a right", "NA-AMB-11",
-                                 ("arms,legs",)),
-    "range.band_rounding": Setting("floor", "counting range bands", "NA-AMB-15",
-                                   ("floor", "ceil")),
-    "ranged_parry.requires": Setting(
-        "shield_or_approved_object", "what a projectile parry needs", "NA-AMB-19",
-        ("shield_or_approved_object", "shield")),
-    "damage.floor": Setting(0, "the least damage a hit deals", "NA-AMB-20", low=0, high=1000),
-    "maneuver.effects": Setting("none", "what touch, grapple, trip do (the GM narrates)",
-                                "NA-AMB-22", ("none",)),
-    "init.tie_break": Setting("HAB,roll_d20", "INI ties", "NA-AMB-24",
-                              ("HAB,roll_d20", "roll_d20")),
-    "crit.on_natural_1": Setting("none", "effect of a natural 1", "NA-AMB-26", ("none",)),
-    "crit.on_natural_20": Setting("none", "effect of a natural 20", "NA-AMB-26", ("none",)),
-    "profile": Setting("standard", "rules profile", "NA-AMB-28", ("standard", "resolver_1v1")),
-    "resolver.defense_policy": Setting(
-        "parry", "how the 1v1 resolver defends", "NA-AMB-28",
-        ("parry", "dodge_if_skilled_and_better")),
-}  # fmt: skip
-
-ACTIONS: Mapping[str, ActionSpec] = {
-    "attack": ActionSpec("Melee attack", "Attaque au corps-à-corps", needs_target=True,
-                         rule="NA-11"),
-    "shoot": ActionSpec("Shoot", "Tir", needs_target=True, rule="NA-29"),
-    "throw": ActionSpec("Throw", "Lancer", needs_target=True, rule="NA-35"),
-    "touch": ActionSpec("Touch", "Toucher", needs_target=True, rule="NA-6"),
-    "grapple": ActionSpec("Grapple", "Immobiliser", needs_target=True, rule="NA-6"),
-    "trip": ActionSpec("Trip", "Faire chuter", needs_target=True, rule="NA-6"),
-    "charge": ActionSpec("Charge", "Charger", needs_target=True, rule="NA-8"),
-    "draw": ActionSpec("Draw a weapon", "Dégainer", rule="NA-7"),
-    "disengage": ActionSpec("Disengage", "Se désengager", rule="NA-7"),
-    "move": ActionSpec("Move", "Se déplacer", rule="NA-7"),
-    "pick_up": ActionSpec("Pick up", "Ramasser un objet", rule="NA-7"),
-    "reload": ActionSpec("Reload", "Recharger", rule="NA-7"),
-    "pass": ActionSpec("Pass", "Passer", rule="NA-AMB-3"),
-}  # fmt: skip
-
-REACTIONS: Mapping[str, ActionSpec] = {
-    "parry": ActionSpec("Parry", "Parer", rule="NA-9"),
-    "dodge": ActionSpec("Dodge", "Esquiver", rule="NA-10"),
-}
 
 
 class D20NA(Rules):
@@ -152,7 +87,7 @@ class D20NA(Rules):
         if refusal is not None:
             raise refusal
         if action in combat.MODES:
-            resolve.attack(ctx, command)
+            attack.attack(ctx, command)
             self.after_command(ctx)  # the fallen fall in this turn, before it is handed on
             if combat.pending_of(ctx.game, command.actor) is None:
                 return _slot_over(ctx, command.actor, turns.FULL)
@@ -169,7 +104,7 @@ class D20NA(Rules):
         return _slot_over(ctx, command.actor, turns.HALF)
 
     def react(self, ctx: Ctx, command: React, pending: Pending) -> Outcome:
-        outcome = resolve.react(ctx, command, pending)
+        outcome = attack.react(ctx, command, pending)
         self.after_command(ctx)  # the fallen fall in this turn, before it is handed on
         return outcome
 
@@ -200,7 +135,7 @@ def _slot_over(ctx: Ctx, actor: str, kind: str) -> Outcome:
 
 def _charge(ctx: Ctx, command: Act) -> None:
     """NA-8: not while in melee, nothing in the way; +2 ATT on the attack that follows."""
-    target = ctx.combatant(resolve.target_of(command))
+    target = ctx.combatant(attack.target_of(command))
     if command.options.get("path_clear", True) is not True:
         raise Refused("rule_violation", rule="NA-AMB-9", reason="something_in_the_way")
     turns.spend(ctx, command.actor, turns.CHARGE, 1, "charge", "NA-8")

@@ -30,7 +30,7 @@ SWITCHES = {
 }  # fmt: skip
 NAMED = {"name": Option("str", "RK-52", "the Noble Phantasm or Advanced Spell", max_length=200)}
 
-ACTIONS: Mapping[str, Mapping[str, Option]] = {
+ACTION_OPTIONS: Mapping[str, Mapping[str, Option]] = {
     "attack_physical": SWITCHES,
     "attack_weapon": SWITCHES,
     "attack_magic": SWITCHES,
@@ -42,7 +42,7 @@ ACTIONS: Mapping[str, Mapping[str, Option]] = {
     "transfer_mana": {"amount": Option("int", "RK-30", "mana points given", low=1, high=1_000_000)},
 }
 
-REACTIONS: Mapping[str, Mapping[str, Option]] = {
+REACTION_OPTIONS: Mapping[str, Mapping[str, Option]] = {
     "defend_end": SWITCHES,
     "defend_agi": SWITCHES,
     "counter": {
@@ -60,7 +60,7 @@ REACTIONS: Mapping[str, Mapping[str, Option]] = {
     "none": {},
 }
 
-OPTIONS = OptionTable(actions=ACTIONS, reactions=REACTIONS, rule="RK-59")
+OPTIONS = OptionTable(actions=ACTION_OPTIONS, reactions=REACTION_OPTIONS, rule="RK-59")
 
 
 def check_tables(overrides: Any) -> None:

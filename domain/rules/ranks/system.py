@@ -9,9 +9,10 @@ Half-ranks are switched per roll by an option on the act/react that rolls the st
 `{"activate": ["STR"]}` or `{"deactivate": ["AGI"]}`, rather than by a separate action:
 the switch lasts that one roll (RK-AMB-10), so it belongs with the roll it changes.
 
-Modules of this package: tables, sheet (sheets and presets), settings, check
-(thresholds), attack, actions, react (the defense phase), legal (what is legal), skills
-and seals (Command Seals).
+Modules, named as in every rule package: settings, specs (the actions and reactions),
+tables, sheet (sheets and presets), options, legal (what is legal), payloads; and this
+system's own: check (thresholds), attack, actions, react (the defense phase), bond
+(Masters and Servants), skills and seals (Command Seals).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from domain.rules.ranks.legal import legal
 from domain.rules.ranks.options import OPTIONS
 from domain.rules.ranks.settings import SETTINGS, merged
 from domain.rules.ranks.sheet import PRESETS, validate
+from domain.rules.ranks.specs import ACTIONS, REACTIONS
 from domain.rules.ranks.tables import Rank, order_key, parse_rank, value
 from domain.state import Game, Pending
 from domain.terms import ActionSpec, LegalAction, Outcome, Setting, Sheet
@@ -43,39 +45,8 @@ class RanksD100(Rules):
     name = "Ranks d100 (Masters & Servants)"
     version = "1"
     settings: Mapping[str, Setting] = SETTINGS
-    actions: Mapping[str, ActionSpec] = {
-        "attack_physical": ActionSpec(
-            "Physical attack", "Attaque Physique", needs_target=True, ranked=True, rule="RK-32"
-        ),
-        "attack_weapon": ActionSpec(
-            "Combat weapon", "Arme de Combat", needs_target=True, ranked=True, rule="RK-33"
-        ),
-        "attack_magic": ActionSpec(
-            "Magic attack", "Attaque Magique", needs_target=True, ranked=True, rule="RK-43"
-        ),
-        "noble_phantasm": ActionSpec(
-            "Noble Phantasm", "Noble Phantasme", needs_target=True, rule="RK-52"
-        ),
-        "advanced_spell": ActionSpec(
-            "Advanced spell", "Sort Avancé", needs_target=True, rule="RK-55"
-        ),
-        "flee": ActionSpec("Flee", "Fuite", rule="RK-68"),
-        # Free for the core: Luck is also rolled in the defense phase, before the dodge
-        # (RK-19); actions.luck checks when it may be rolled.
-        "luck": ActionSpec("Luck die", "Jet de Chance", free=True, rule="RK-50"),
-        # RK-18: activating a skill is free (no die, no complex action); RK-14 its Tours.
-        "skill": ActionSpec("Activate a skill", "Activer une Compétence", free=True, rule="RK-16"),
-        "transfer_mana": ActionSpec(
-            "Give mana", "Donner du Mana", free=True, needs_target=True, rule="RK-30"
-        ),
-    }
-    reactions: Mapping[str, ActionSpec] = {
-        "defend_end": ActionSpec("Endurance reduction", "Action d'Endurance", rule="RK-59"),
-        "defend_agi": ActionSpec("Agility reduction", "Action d'Agilité", rule="RK-59"),
-        "counter": ActionSpec("Counter-attack", "Contre-Attaque", ranked=True, rule="RK-60"),
-        "intercept": ActionSpec("Servant intercepts", "Interception", rule="RK-39"),
-        "block_flight": ActionSpec("Block the flight", "Contrer la Fuite", rule="RK-68"),
-    }
+    actions: Mapping[str, ActionSpec] = ACTIONS
+    reactions: Mapping[str, ActionSpec] = REACTIONS
     presets: Mapping[str, Mapping[str, Any]] = PRESETS
     options = OPTIONS
 

@@ -19,16 +19,10 @@ from domain.errors import Forbidden, Invalid, Refused
 from domain.rules.common import contact
 from domain.rules.common.judge import succeeded
 from domain.rules.tcs import combat, payloads
-from domain.rules.tcs.rules import check, cost, fleeing_foes, spell_left
-from domain.rules.tcs.tables import (
-    ACTIONS,
-    ACTIONS_KEY,
-    FAST_STAND_ENERGY,
-    MOVE_M,
-    PER_TURN,
-    SETTINGS,
-    Test,
-)
+from domain.rules.tcs.costs import check, cost, fleeing_foes, spell_left
+from domain.rules.tcs.settings import SETTINGS
+from domain.rules.tcs.specs import ACTIONS
+from domain.rules.tcs.tables import ACTIONS_KEY, FAST_STAND_ENERGY, MOVE_M, PER_TURN, Test
 from domain.terms import Outcome, TurnOver, with_defaults
 
 Step = tuple[str, str | None, dict[str, Any]]

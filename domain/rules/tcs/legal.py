@@ -8,8 +8,10 @@ from typing import Any
 from domain.errors import Refused
 from domain.rules.common.base import percent_under
 from domain.rules.tcs.combat import tcs_named, test_of, weapon_of
-from domain.rules.tcs.rules import check, cost
-from domain.rules.tcs.tables import ACTIONS, ACTIONS_KEY, PER_TURN, SETTINGS
+from domain.rules.tcs.costs import check, cost
+from domain.rules.tcs.settings import SETTINGS
+from domain.rules.tcs.specs import ACTIONS
+from domain.rules.tcs.tables import ACTIONS_KEY, PER_TURN
 from domain.state import Combatant, Game
 from domain.terms import Cost, LegalAction, with_defaults
 

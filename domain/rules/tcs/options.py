@@ -60,7 +60,7 @@ _OWN: Mapping[str, Mapping[str, Option]] = {
     "rejoin": {},
     "let_flee": {},  # TC-33: let a fleeing foe go
 }
-ACTIONS: Mapping[str, Mapping[str, Option]] = {
+ACTION_OPTIONS: Mapping[str, Mapping[str, Option]] = {
     code: {**opts, "then": THEN} for code, opts in _OWN.items()
 }
 
@@ -88,4 +88,4 @@ def _wielded(game: Game, actor: str, action: str, options: Mapping[str, Any], ki
             allowed = {opts["weapon"]}
 
 
-OPTIONS = OptionTable(actions=ACTIONS, reactions={}, rule="TC-7", state_check=_wielded)
+OPTIONS = OptionTable(actions=ACTION_OPTIONS, reactions={}, rule="TC-7", state_check=_wielded)

@@ -1,12 +1,13 @@
 """d100-tcs: d100 roll-under rounds with two declared actions, TCS, armor PR/PP, morale.
 
 The digest is shared/rules/d100-tcs.md (rule ids TC-n, ambiguities TC-AMB-n); each
-**Proposed** resolution there is a setting whose default is the proposal. The pieces:
-tables (settings, costs, the roll-under judge), sheet (sheets, presets),
-turns (initiative each round, turn order, the end-of-round flight step, defeat),
-actions (the declared two-action plan and each action), combat (attacks, spells,
+**Proposed** resolution there is a setting (settings.py) whose default is the proposal.
+The pieces, named as in every rule package: settings, specs (the actions), tables (costs,
+distances, the roll-under judge), sheet (sheets, presets), options, legal, payloads; and
+this system's own: turns (initiative each round, turn order, the end-of-round flight step,
+defeat), actions (the declared two-action plan and each action), combat (attacks, spells,
 modifiers, criticals, friendly fire, opportunity attacks), damage (piercing, armor,
-padding, shields, last stand), rules (costs and refusals), legal.
+padding, shields, last stand), costs (what an action costs and why it is refused).
 
 There are no reactions: a shield's defense is a malus to the attacker's test (TC-57),
 and the last stand's END test is rolled at once (TC-28), so nothing waits on a target.
@@ -24,8 +25,9 @@ from domain.rules.common.base import Rules
 from domain.rules.tcs import actions, legal, turns
 from domain.rules.tcs.damage import repair
 from domain.rules.tcs.options import OPTIONS
+from domain.rules.tcs.settings import SETTINGS
 from domain.rules.tcs.sheet import PRESETS, resources, validate
-from domain.rules.tcs.tables import ACTIONS, SETTINGS
+from domain.rules.tcs.specs import ACTIONS
 from domain.state import Game, Pending
 from domain.terms import ActionSpec, LegalAction, Outcome, Setting, Sheet, TurnShape, with_defaults
 

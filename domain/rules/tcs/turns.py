@@ -24,7 +24,8 @@ from domain.context import Ctx
 from domain.rules.common.contact import break_contact
 from domain.rules.common.judge import succeeded
 from domain.rules.tcs.combat import fleeing
-from domain.rules.tcs.tables import SETTINGS, Test
+from domain.rules.tcs.settings import SETTINGS
+from domain.rules.tcs.tables import Test
 from domain.state import Combatant, Game
 from domain.terms import with_defaults
 
