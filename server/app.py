@@ -33,7 +33,7 @@ from projections.board import board
 from projections.filter import filter_events, secret_resources
 from projections.log import LANGS
 from projections.log.core import NARRATORS
-from projections.settings_fr import description_fr
+from projections.words.settings import description_fr
 from server.http import openapi, ratelimit
 from server.http.api_types import CreateEncounter
 from server.http.board_types import GmBoard, PublicBoard

@@ -158,7 +158,7 @@ def test_every_setting_of_every_rule_system_is_described_in_french() -> None:
     from domain.encounter import CORE_SETTINGS
     from domain.rules import REGISTRY
     from projections.log.core import NARRATORS
-    from projections.settings_fr import description_fr
+    from projections.words.settings import description_fr
 
     missing = [(rid, key) for rid, rules in REGISTRY.items()
                for key in {**rules.settings, **CORE_SETTINGS}
