@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from domain import commands as cmd
 from domain import events as ev
+from domain.context import RuleSystem
 from domain.encounter import CORE_SETTINGS
 from domain.errors import Refused
 from domain.rules import REGISTRY
@@ -33,6 +34,7 @@ from projections.board import board
 from projections.filter import filter_events, secret_resources
 from projections.log import LANGS
 from projections.log.core import NARRATORS
+from projections.words.options import OPTION_WORDS
 from projections.words.settings import description_fr
 from server.http import openapi, ratelimit
 from server.http.api_types import CreateEncounter
@@ -216,6 +218,12 @@ async def get_export(request: Request) -> Response:
 EXPORT_MEDIA = {"markdown": "text/markdown"}
 
 
+def option_keys(rules: RuleSystem) -> set[str]:
+    """Every option key any act or react of `rules` takes."""
+    tables = (rules.options.actions, rules.options.reactions)
+    return {key for table in tables for opts in table.values() for key in opts}
+
+
 async def rulesets(request: Request) -> Response:
     out = []
     for rid, rules in REGISTRY.items():
@@ -226,6 +234,12 @@ async def rulesets(request: Request) -> Response:
                 "version": rules.version,
                 "turn": rules.turn,  # how a turn is declared: single | two_declared (TC-7)
                 "name_fr": NARRATORS[rid].name_fr if rid in NARRATORS else rules.name,
+                # What the pages call each option of this system's acts and reacts.
+                "option_labels": {
+                    k: {"label": words[0], "label_fr": words[1]}
+                    for k, words in OPTION_WORDS.items()
+                    if k in option_keys(rules)
+                },
                 "settings": {
                     k: {**s.describe(), "description_fr": description_fr(rid, k)}
                     for k, s in {**rules.settings, **CORE_SETTINGS}.items()

@@ -231,6 +231,13 @@ class ReactionInfo(msgspec.Struct):
     rule: str | None
 
 
+class OptionLabel(msgspec.Struct):
+    """What the pages call one option of an act or react."""
+
+    label: str
+    label_fr: str
+
+
 class Ruleset(msgspec.Struct):
     """A rule system: its settings with defaults, actions, reactions and sample sheets."""
 
@@ -241,6 +248,7 @@ class Ruleset(msgspec.Struct):
     actions: dict[str, ActionInfo]
     reactions: dict[str, ReactionInfo]
     presets: dict[str, dict[str, Any]]
+    option_labels: dict[str, OptionLabel]  # what a page calls each option, English and French
 
 
 class RuleText(msgspec.Struct):

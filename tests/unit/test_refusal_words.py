@@ -233,3 +233,17 @@ def test_every_refusal_raised_in_the_http_room_names_a_reason_not_only_a_message
             if isinstance(node, ast.Call) and _name(node.func) in REFUSALS:
                 where = f"{path.relative_to(ROOT)}:{node.lineno}"
                 assert any(kw.arg == "reason" for kw in node.keywords), where
+
+
+def test_every_option_of_every_rule_system_is_named_in_both_languages() -> None:
+    """The action forms label each option with the server's words (projections/words/
+    options.py), never with its key: every key any act or react takes has them."""
+    from domain.rules import REGISTRY
+    from projections.words.options import OPTION_WORDS
+
+    for rid, rules in REGISTRY.items():
+        tables = (rules.options.actions, rules.options.reactions)
+        keys = {key for table in tables for opts in table.values() for key in opts}
+        missing = sorted(keys - set(OPTION_WORDS))
+        assert missing == [], f"{rid}: no words for {missing}"
+    assert all(en and fr for en, fr in OPTION_WORDS.values())

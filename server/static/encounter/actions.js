@@ -35,7 +35,10 @@ function syncSwitch(row) {
   if (box.disabled) box.checked = false;
 }
 
-function choiceFields(entry) {
+/** What the rule system calls option `k` in the page's language (the server words it). */
+const optionLabel = (app, k) => localized((app.rules.option_labels || {})[k]) || k;
+
+function choiceFields(app, entry) {
   const ch = entry.choices;
   if (!ch) return switchField(entry);
   if (Array.isArray(ch)) {
@@ -47,9 +50,9 @@ function choiceFields(entry) {
       if (!vals.length) return "";
       const blank = k === "aim" ? html`<option value="">–</option>` : "";
       // Values keep their JSON type (numbers, booleans), as the rule system listed them.
-      return html`<label class="mini">${k} <select data-choice="${k}" data-json>${blank}${vals.map((n) => html`<option value="${JSON.stringify(n)}">${n}</option>`)}</select></label>`;
+      return html`<label class="mini">${optionLabel(app, k)} <select data-choice="${k}" data-json>${blank}${vals.map((n) => html`<option value="${JSON.stringify(n)}">${n}</option>`)}</select></label>`;
     }
-    return html`<label class="mini">${k} (${vals}) <input type="number" min="0" data-choice="${k}" data-number></label>`;
+    return html`<label class="mini">${optionLabel(app, k)} (${vals}) <input type="number" min="0" data-choice="${k}" data-number></label>`;
   }), switchField(entry)];
 }
 
@@ -87,7 +90,7 @@ function actionRow(app, b, cid, entry, pick = "act") {
         title="${why || entry.rule || ""}">${label}</button>
       ${targets.length ? html`<label class="mini">${t("target")} <select data-field="target">${targets.map((id) => html`<option value="${id}">${nameOf(b, id)}</option>`)}</select></label>` : ""}
       ${ranks.length ? html`<label class="mini">${t("rank")} <select data-field="rank">${ranks.map((r, i) => html`<option ${i === ranks.length - 1 ? "selected" : ""}>${r}</option>`)}</select></label>` : ""}
-      ${entry.enabled ? choiceFields(entry) : ""}
+      ${entry.enabled ? choiceFields(app, entry) : ""}
       ${oddsHtml(entry)}
       ${entry.rule ? html`<code class="rule">${entry.rule}</code>` : ""}
       ${why ? html`<span class="reason">${why}</span>` : ""}
@@ -240,7 +243,7 @@ export function reactionsHtml(app, b, p, asGm) {
     return html`<span class="reaction" data-reaction="${opt}"><button type="button" data-react="${opt}" data-cid="${p.target}"
       class="${opt === "none" ? "secondary" : ""}" ${enabled ? "" : "disabled"}
       title="${entry && !enabled ? localized(entry, "reason") : (spec && spec.rule) || ""}">${label}</button>
-      ${entry && enabled ? choiceFields(entry) : ""}
+      ${entry && enabled ? choiceFields(app, entry) : ""}
       ${entry ? oddsHtml(entry) : ""}
       ${entry && !enabled ? html`<span class="reason">${localized(entry, "reason")}</span>` : ""}</span>`;
   });
