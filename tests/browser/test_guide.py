@@ -16,6 +16,7 @@ from tests.browser.helpers import NARROW, WIDE, Browser, Encounter, expect, pres
 
 SYSTEMS = ["plain-d100", "d20-na", "ranks-d100", "d100-tcs"]
 LANGS = {"en": "en-US", "fr": "fr-FR"}
+OFFERED = "#controls :is(button[data-act], button[data-first]):not([disabled])"
 ROLE_WORDS = {
     "en": {"gm": "GM console", "player": "Player", "spectator": "Spectator"},
     "fr": {"gm": "Console du MJ", "player": "Joueur", "spectator": "Spectateur"},
@@ -32,9 +33,13 @@ def a_fight(base: str, ruleset: str) -> Encounter:
     return enc
 
 
-def shoot(page: Any, shots: Path, name: str, size: dict[str, int]) -> Path:
+def shoot(page: Any, shots: Path, name: str, size: dict[str, int], at: str = "") -> Path:
+    """The viewport at `size`, scrolled to the element `at` (the top of the page without)."""
     page.set_viewport_size(size)
     page.wait_for_timeout(150)
+    if at:
+        page.locator(at).first.scroll_into_view_if_needed()
+        page.wait_for_timeout(100)
     path = shots / f"{name}.png"
     page.screenshot(path=str(path))
     assert path.stat().st_size > 10_000
@@ -53,8 +58,7 @@ def opened(browser: Browser, enc: Encounter, role: str, lang: str) -> Any:
     expect(page.locator("#role-badge")).to_have_text(ROLE_WORDS[lang][role])
     expect(page.locator("#order li.current")).to_have_count(1)  # whose turn it is
     if role != "spectator":  # the actor's actions, offered to who may act
-        offered = "#controls :is(button[data-act], button[data-first]):not([disabled])"
-        expect(page.locator(offered).first).to_be_visible()
+        expect(page.locator(OFFERED).first).to_be_visible()
     return page
 
 
@@ -79,4 +83,4 @@ def test_guide_pictures_of_each_rule_systems_turn(
     enc = a_fight(ui_server.base, ruleset)
     for lang, size, width in (("en", WIDE, "1280"), ("fr", NARROW, "375")):
         page = opened(browser, enc, "gm", lang)
-        shoot(page, shots, f"guide-turn-{ruleset}-{lang}-{width}", size)
+        shoot(page, shots, f"guide-turn-{ruleset}-{lang}-{width}", size, at="#controls ul.actions")

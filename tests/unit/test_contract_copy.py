@@ -22,3 +22,18 @@ def test_no_doc_links_out_of_the_repository() -> None:
     for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         text = page.read_text(encoding="utf-8")
         assert "../shared" not in text.replace("../shared/CONTRACT.md", ""), page.name
+
+
+def test_every_relative_link_of_the_docs_leads_to_a_file() -> None:
+    """A link or picture in README.md or docs/ that names a file of the repository finds
+    it (the first-fight guide's pictures included; docs/playing.md's pointed beside docs/)."""
+    import re
+
+    broken = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if "://" in target or target.startswith(("mailto:", "/")):
+                continue
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert broken == []
