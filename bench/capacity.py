@@ -13,7 +13,9 @@ that many `fracas serve` processes start on it (loopback, free ports). The step 
    instances round-robin;
 2. opens M spectator websockets per encounter, watcher j of encounter i on instance
    (i + j) mod k, so with several instances most updates cross between processes through
-   PostgreSQL NOTIFY;
+   PostgreSQL NOTIFY (`--placement spread`, the worst case: every instance folds every
+   stream), or all on instance i mod k (`--placement encounter`: as deploy/nginx.conf's
+   consistent hash of the encounter id places them);
 3. sends commands open-loop at N x R per second for 2 s of warm-up and then `--seconds`
    measured (encounter i's commands go to instance i mod k: roll 1d20, every 4th an
    adjust), each an HTTP round trip on keep-alive connections;
@@ -115,7 +117,15 @@ async def make_encounters(https: list[Http], n: int) -> list[dict[str, Any]]:
 
 
 async def step(
-    url: str, logdir: Path, k: int, n: int, m: int, rate: float, seconds: float
+    url: str,
+    logdir: Path,
+    k: int,
+    n: int,
+    m: int,
+    rate: float,
+    seconds: float,
+    placement: str = "spread",
+    extra: list[str] | None = None,
 ) -> dict[str, Any]:
     """One step: k fresh instances, n encounters x m watchers, n x rate commands/s."""
     await fresh_database(url)
@@ -130,7 +140,9 @@ async def step(
         for j in range(k):
             # every encounter is made from this one address: no creation rate limit
             servers.append(
-                await start_fracas(url, f"cap-{k}x{n}-{j + 1}", logdir, ["--create-rate", "0"])
+                await start_fracas(
+                    url, f"cap-{k}x{n}-{j + 1}", logdir, ["--create-rate", "0", *(extra or [])]
+                )
             )
         https = [Http(s.base, timeout=30, size=256) for s in servers]
         setup0 = time.monotonic()
@@ -139,7 +151,10 @@ async def step(
         owners: list[tuple[int, Watcher]] = []
         for i, enc in enumerate(made):
             for j in range(m):
-                s = servers[(i + j) % k]
+                # spread: watcher j on instance (i + j) mod k (the worst case: every
+                # instance folds every stream); encounter: all on instance i mod k, as
+                # deploy/nginx.conf's hash of the encounter id places them.
+                s = servers[(i + j) % k if placement == "spread" else i % k]
                 uri = f"{s.ws}/ws/encounters/{enc['id']}?token={enc['spectator_token']}"
                 w = Watcher(uri, True, None)
                 watchers.append(w)
@@ -367,7 +382,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "machine": machine(),
         "postgres": await postgres_version(args.url),
         "args": f"instances {args.instances}, steps {args.steps}, {args.watchers} watchers, "
-        f"{args.rate:g}/s, {args.seconds:g} s, bound {args.bound_ms:g} ms",
+        f"{args.rate:g}/s, {args.seconds:g} s, bound {args.bound_ms:g} ms, "
+        f"placement {args.placement}{', serve ' + args.serve_args if args.serve_args else ''}",
         "watchers": args.watchers,
         "rate": args.rate,
         "seconds": args.seconds,
@@ -382,7 +398,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 print(f"budget of {args.budget} s spent: {k} x {n} skipped", flush=True)
                 break
             print(f"{k} instance(s), {n} encounters ...", flush=True)
-            r = await step(args.url, logdir, k, n, args.watchers, args.rate, args.seconds)
+            r = await step(
+                args.url, logdir, k, n, args.watchers, args.rate, args.seconds,
+                args.placement, args.serve_args.split(),
+            )  # fmt: skip
+            r["placement"] = args.placement
             res["steps"].append(r)
             print(json.dumps(r), flush=True)
             if saturated(r, args.stop_ms):
@@ -402,6 +422,16 @@ def cli() -> int:
     p.add_argument("--stop-ms", type=float, default=2000.0, help="p99 that ends a run")
     p.add_argument("--budget", type=float, default=1500.0, help="seconds for the whole run")
     p.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md")
+    p.add_argument(
+        "--placement",
+        choices=("spread", "encounter"),
+        default="spread",
+        help="watchers of an encounter spread over the instances (default), or all on the"
+        " instance its commands go to (deploy/nginx.conf's hash)",
+    )
+    p.add_argument(
+        "--serve-args", default="", help="more `fracas serve` options, e.g. '--loop asyncio'"
+    )
     args = p.parse_args()
     args.instance_counts = [int(x) for x in args.instances.split(",")]
     args.step_sizes = sorted(int(x) for x in args.steps.split(","))

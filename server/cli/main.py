@@ -89,7 +89,9 @@ def serve(args: argparse.Namespace) -> int:
         served,
         host=args.host,
         port=args.port,
-        http=http_protocol(args.header_timeout, args.max_connections),
+        http=http_protocol(args.header_timeout, args.max_connections, args.http),
+        loop=args.loop,
+        access_log=args.access_log,
         timeout_keep_alive=max(1, round(args.keep_alive_timeout)),  # uvicorn takes whole s
         # the websockets library's Sans-I/O protocol, resetting clients that stop reading
         ws=protocol(args.ws_send_timeout, args.ws_backlog),
@@ -108,6 +110,7 @@ def _announce(args: argparse.Namespace, settings: Any) -> None:
         asyncio.run(check_reachable(url, settings))
     print(f"Fracas on http://{args.host}:{args.port}/", flush=True)
     print(f"data: {data_location(args.database_url)}", flush=True)
+    print(f"loop: {args.loop}, HTTP parser: {args.http}", flush=True)
 
 
 def migrate_cmd(args: argparse.Namespace) -> int:
@@ -314,6 +317,25 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="close 1013 a websocket whose client is this many updates behind (default"
         " %(default)s; it resumes with `after`)",
+    )
+    s.add_argument(
+        "--loop",
+        choices=("uvloop", "asyncio"),
+        default="uvloop",
+        help="the event loop: uvloop (default, made for servers) or the standard asyncio one",
+    )
+    s.add_argument(
+        "--http",
+        choices=("httptools", "h11"),
+        default="httptools",
+        help="the HTTP/1.1 parser: httptools (default, C) or h11 (pure Python)",
+    )
+    s.add_argument(
+        "--access-log",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="log one line per request, tokens redacted (default on; --no-access-log for"
+        " a busy instance behind a proxy that logs them)",
     )
     s.add_argument(
         "--header-timeout",

@@ -16,9 +16,12 @@ files made `/healthz` time out (issue 20 section 5). So:
   ones within the cap keep being served and the file limit is never reached
   (deploy/fracas@.service sets LimitNOFILE=65536 above any cap an operator would pick).
 
-`LimitedH11` reaches into uvicorn's h11 protocol (`cycle`, `connections`, `transport`,
-`on_response_complete`, `handle_events`, `handle_websocket_upgrade`): pyproject.toml pins
-the uvicorn range it was tested with.
+The limits are one mixin over either of uvicorn's HTTP/1.1 protocols: `LimitedHttpTools`
+(httptools, the C parser `fracas serve` uses by default, issue 26) and `LimitedH11` (the
+pure-Python h11, `--http h11`). Both reach into uvicorn's protocol (`cycle`,
+`connections`, `transport`, `on_response_complete`, and where a request's headers are
+complete: h11's `handle_events`, httptools' `on_headers_complete`): pyproject.toml pins
+the uvicorn range they were tested with.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.http.errors import HTTPError, error_body
 from server.http.headers import HEADERS
@@ -64,12 +68,17 @@ OVER_CAP = _answer(
 HEADERS_TOO_SLOW = _answer(408, "Request Timeout", "timeout", reason="headers_too_slow")
 
 
-class LimitedH11(H11Protocol):
-    """uvicorn's h11 protocol with a header read timeout and a connection cap. Build the
-    class with `http_protocol(...)`."""
+class _Limits(asyncio.Protocol):
+    """The header read timeout and the connection cap, over a uvicorn HTTP protocol (the
+    class that follows this one in the bases). Build a class with `http_protocol(...)`."""
 
     header_timeout: float = HEADER_TIMEOUT
     max_connections: int = MAX_CONNECTIONS
+    # What the protocol underneath provides (uvicorn's H11Protocol, HttpToolsProtocol).
+    connections: set[Any]
+    transport: asyncio.Transport
+    loop: asyncio.AbstractEventLoop
+    cycle: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -99,25 +108,15 @@ class LimitedH11(H11Protocol):
             return
         super().data_received(data)
 
-    def handle_events(self) -> None:
-        before = self.cycle
-        super().handle_events()
-        if self.cycle is not before:  # a new request's headers arrived
-            self._disarm()
-
-    def handle_websocket_upgrade(self, event: Any) -> None:
-        self._disarm()
-        super().handle_websocket_upgrade(event)
-
     def on_response_complete(self) -> None:
-        super().on_response_complete()
+        super().on_response_complete()  # type: ignore[misc]  # the protocol's
         if not self.transport.is_closing():
             self._arm()  # the next request's headers are due in time too
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         if self.shed:
-            return  # never entered h11's cycle
+            return  # never entered the protocol's cycle
         super().connection_lost(exc)
 
     def _arm(self) -> None:
@@ -138,12 +137,41 @@ class LimitedH11(H11Protocol):
             self.transport.close()
 
 
+class LimitedH11(_Limits, H11Protocol):
+    """uvicorn's h11 protocol with the limits."""
+
+    def handle_events(self) -> None:
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before:  # a new request's headers arrived
+            self._disarm()
+
+    def handle_websocket_upgrade(self, event: Any) -> None:
+        self._disarm()
+        super().handle_websocket_upgrade(event)
+
+
+class LimitedHttpTools(_Limits, HttpToolsProtocol):
+    """uvicorn's httptools protocol with the limits."""
+
+    def on_headers_complete(self) -> None:
+        self._disarm()  # a request's headers arrived (an upgrade's too)
+        super().on_headers_complete()
+
+
+PARSERS: dict[str, type[_Limits]] = {"httptools": LimitedHttpTools, "h11": LimitedH11}
+
+
 def http_protocol(
-    header_timeout: float = HEADER_TIMEOUT, max_connections: int = MAX_CONNECTIONS
-) -> type[LimitedH11]:
-    """The protocol class for uvicorn's `http=`, with these limits."""
+    header_timeout: float = HEADER_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
+    parser: str = "httptools",
+) -> type[asyncio.Protocol]:
+    """The protocol class for uvicorn's `http=`, with these limits, over `parser`'s
+    protocol (httptools or h11)."""
     attrs = {"header_timeout": header_timeout, "max_connections": max_connections}
-    return type("LimitedH11", (LimitedH11,), attrs)
+    base = PARSERS[parser]
+    return type(base.__name__, (base,), attrs)
 
 
 class BodyDeadline:

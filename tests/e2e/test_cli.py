@@ -340,3 +340,22 @@ def test_every_option_has_a_description_and_choices_are_listed() -> None:
     export = fracas("export", "--help")
     assert "--format {json,markdown,bbcode,text}" in export.stdout
     assert "exit" in fracas("verify", "--help").stdout.lower()
+
+
+def test_serve_runs_on_uvloop_and_httptools_and_says_so(database_url: str, tmp_path: Path) -> None:
+    """Issue 26: the event loop and HTTP parser made for servers are the default; the
+    standard ones stay a flag away (the suite runs on the defaults)."""
+    log = tmp_path / "serve.log"
+    inst = start_server(database_url, str(log))
+    try:
+        assert httpx.get(inst.base + "/healthz", timeout=10).status_code == 200
+    finally:
+        stop_server(inst)
+    assert "loop: uvloop, HTTP parser: httptools\n" in log.read_text()
+    other = tmp_path / "other.log"
+    inst = start_server(database_url, str(other), options=["--loop", "asyncio", "--http", "h11"])
+    try:
+        assert httpx.get(inst.base + "/healthz", timeout=10).status_code == 200
+    finally:
+        stop_server(inst)
+    assert "loop: asyncio, HTTP parser: h11\n" in other.read_text()

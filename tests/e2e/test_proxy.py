@@ -223,7 +223,8 @@ def test_watchers_and_commands_fail_over_to_the_other_instances_when_one_is_kill
                     t.start()
                     assert w.ready.wait(10), w.errors
                 counts = [websocket_count(i) for i in instances]
-                assert sum(counts) == 6, counts
+                # One encounter, one instance (the consistent hash of its id, issue 26).
+                assert sorted(counts) == [0, 0, 6], counts
                 victim = instances[counts.index(max(counts))]
                 on_victim = max(counts)
                 survivors = [i for i in instances if i is not victim]

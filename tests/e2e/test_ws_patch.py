@@ -174,7 +174,10 @@ def test_compact_events_and_patches_never_carry_what_the_role_may_not_see(
             assert not secret and hp is None
             assert ogre["resources"]["hp"] is None and ogre["sheet"] == {}
             assert not any(e["type"] == "die_rolled" and e["data"]["hidden"] for e in events)
-            assert [m["events"] for m in updates if m["version"] == last] == [[]]
+            # The hidden roll reached them as a version with no event (an update may
+            # also carry the react's events, when the hub read both in one go).
+            assert any(m["version"] == last for m in updates)
+            assert not any(e["version"] == last for e in events)
         assert all(set(e) == {"version", "type", "data"} for e in events)
 
 
