@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.helpers import Encounter, expect
+from tests.browser.helpers import Encounter, War, expect
 
 pytestmark = pytest.mark.browser
 
@@ -145,4 +145,21 @@ def test_the_setup_tools_speak_french(browser: Any, ui_server: Any) -> None:
     expect(page.locator("#sides li.fighter", has_text="Gobelin 2")).to_have_count(1)
     expect(page.locator(f'[data-tools="{goblin}"] button[data-duplicate]')).to_have_text(
         "Dupliquer"
+    )
+
+
+def test_in_a_war_the_console_says_the_wars_characters_are_the_library(
+    browser: Any, ui_server: Any
+) -> None:
+    war = War.create(ui_server.base, "The long war")
+    war.enroll("J1")
+    war.enroll("J2")
+    enc = war.open_encounter("Ambush on day 0")
+    page = browser.open(enc.gm_link, "gm", remember={**enc.remembered(), **war.remembered()})
+    note = page.locator("#library-war-note")
+    expect(note).to_contain_text("the War's characters are its library")
+    expect(note.locator("a")).to_have_attribute("href", f"/w/{war.id}")
+    page.goto(war.link)
+    expect(page.locator("#open-form ~ small")).to_contain_text(
+        "the War's characters are its library of sheets"
     )

@@ -38,11 +38,12 @@ async function addSheet(app, msg, { name, side, sheet, hidden }) {
 
 // --- on each card ---------------------------------------------------------------------
 
-/** The card's Duplicate (off when the card's tools are) and Save to library buttons. */
+/** The card's Duplicate and Save to library buttons, off when the card's tools are
+ * (closed, or a past version shown). */
 export function setupButtons(c, dis) {
   return html`<button type="button" class="ghost duplicate" data-duplicate="${c.id}" ${dis}
       aria-label="${t("duplicate_label", { name: c.name })}">${t("duplicate")}</button>
-    <button type="button" class="ghost keep" data-keep="${c.id}"
+    <button type="button" class="ghost keep" data-keep="${c.id}" ${dis}
       aria-label="${t("keep_label", { name: c.name })}">${t("keep_in_library")}</button>`;
 }
 
