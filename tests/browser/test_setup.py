@@ -163,3 +163,22 @@ def test_in_a_war_the_console_says_the_wars_characters_are_the_library(
     expect(page.locator("#open-form ~ small")).to_contain_text(
         "the War's characters are its library of sheets"
     )
+
+
+def test_the_library_goes_to_another_device_with_the_export_link(
+    browser: Any, ui_server: Any
+) -> None:
+    enc = Encounter.create(ui_server.base, "plain-d100", "Bridge")
+    troll = enc.add("Troll", "monsters", "guard")
+    page = console(browser, enc)
+    page.click(f'[data-tools="{troll}"] button[data-keep]')
+    expect(page.locator("#library li[data-lib]", has_text="Troll")).to_have_count(1)
+    page.goto(ui_server.base + "/")
+    page.click("#carry-link")
+    link = page.input_value("#carry-out")
+    other = browser.open(link, "other device")
+    expect(other.locator("#carry-msg")).to_contain_text("1 library sheet(s)")
+    fresh = Encounter.create(ui_server.base, "plain-d100", "Elsewhere")
+    other.goto(fresh.gm_link)
+    other.locator("#library li[data-lib]", has_text="Troll").locator("button[data-lib-add]").click()
+    expect(other.locator("#sides li.fighter", has_text="Troll")).to_have_count(1)
