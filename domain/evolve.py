@@ -93,6 +93,7 @@ def _committed(led: Ledger, e: ev.SeedCommitted) -> None:
 
 def _entropy(led: Ledger, e: ev.EntropyAdded) -> None:
     led.entropy.append(e.value)
+    led.entropy_by.append(e.by)
 
 
 def _revealed(led: Ledger, e: ev.SeedRevealed) -> None:

@@ -228,6 +228,9 @@ class Ledger:
     reminded: set[int] = field(default_factory=set)
     passed: set[int] = field(default_factory=set)
     last_undo: int = 0
+    # Who sent each entry of `entropy` ("gm", "player:c1,c2"), in the same order: the GM's
+    # board says which players contributed before the first roll, never their values.
+    entropy_by: list[str] = field(default_factory=list)
 
     @property
     def steps(self) -> list[int]:
@@ -269,6 +272,7 @@ class Ledger:
             set(self.reminded),
             set(self.passed),
             self.last_undo,
+            list(self.entropy_by),
         )
 
 

@@ -102,6 +102,38 @@ def board(proj: Projection, role: str) -> dict[str, Any]:
         "step_back": led.head.first - 1 if led.head is not None else None,
         # The current wait's deadline (`deadline.hours`), None without one.
         "deadline": _deadline(proj),
+    } | ({"entropy": _entropy(state)} if gm else {})
+
+
+def _entropy(state: EncounterState) -> dict[str, Any]:
+    """Who has mixed entropy into the dice (CONTRACT section 6), for the GM's board only:
+    whether the window is still open (no roll yet, not closed), and per player (the
+    combatants' controllers, NPCs aside: no controller, or `gm`) yes or no; then anyone
+    else who sent some (a player link of an NPC) and whether the GM did. Never a value."""
+    led, game = state.ledger, state.game
+    senders = set(led.entropy_by)
+    sent_by = {
+        cid for by in senders if by.startswith("player:") for cid in by[7:].split(",") if cid
+    }
+    players: dict[str, list[str]] = {}
+    for c in game.combatants.values():
+        if c.controller and c.controller != "gm":
+            players.setdefault(c.controller, []).append(c.id)
+    counted = {cid for ids in players.values() for cid in ids}
+    others = [
+        _sender(game, by)
+        for by in dict.fromkeys(led.entropy_by)
+        if by.startswith("player:") and not set(by[7:].split(",")) & counted
+    ]
+    return {
+        "open": led.rolls == 0 and not led.closed,
+        "count": len(led.entropy_by),
+        "gm": "gm" in senders,
+        "players": [
+            {"name": name, "combatants": ids, "added": bool(sent_by & set(ids))}
+            for name, ids in players.items()
+        ],
+        "others": others,
     }
 
 
@@ -296,7 +328,7 @@ def _combatant(c: Combatant, gm: bool, state: EncounterState) -> dict[str, Any]:
         "labels_fr": {k: words.res(k, fr=True) for k in c.resources},
         "kinds": {k: words.kind(k) for k in c.resources},
         "hidden": secret,
-    }
+    } | ({"sheet": dict(c.sheet), "gm_only": list(c.gm_only)} if gm else {})
 
 
 def _pending(state: EncounterState, veiled: set[str]) -> list[dict[str, Any]]:

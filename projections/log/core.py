@@ -336,8 +336,8 @@ def _revealed(e: ev.SeedRevealed, w: Words) -> Said:
 
 
 def _entropy(e: ev.EntropyAdded, w: Words) -> Said:
-    by = principal(e.by)
-    mj = "Le MJ" if e.by == "gm" else by
+    # A player by their combatants' names, never "player:c2"; a line starts upper-case.
+    by, mj = (s[:1].upper() + s[1:] for s in (sender(e.by, w), sender(e.by, w, fr=True)))
     return Said(f"{by} mixes entropy into the dice", f"{mj} ajoute de l'entropie aux dés")
 
 

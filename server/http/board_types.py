@@ -87,10 +87,14 @@ class PublicCombatant(msgspec.Struct, kw_only=True):
 
 
 class GmCombatant(PublicCombatant, kw_only=True):
-    """A combatant as the GM's board shows it: every value, `hidden` empty."""
+    """A combatant as the GM's board shows it: every value, `hidden` empty; its `sheet` as
+    the rule system checked it and the resources only the GM sees (`gm_only`), so the
+    console can add a copy or keep the sheet in its library with one `add_combatant`."""
 
     resources: dict[str, int]  # type: ignore[assignment]  # narrower than the public one
     maxima: dict[str, int]  # type: ignore[assignment]
+    sheet: dict[str, Any]
+    gm_only: list[str]
 
 
 class PendingReaction(msgspec.Struct, kw_only=True):
@@ -227,10 +231,34 @@ class PublicBoard(msgspec.Struct, kw_only=True):
     deadline: BoardDeadline | None = None
 
 
+class EntropyPlayer(msgspec.Struct, kw_only=True):
+    """A player (the `controller` of one or more combatants) and whether any of their
+    combatants' links has added entropy."""
+
+    name: str
+    combatants: list[str]
+    added: bool
+
+
+class BoardEntropy(msgspec.Struct, kw_only=True):
+    """Who has mixed entropy into the dice (`add_entropy`, CONTRACT section 6), never the
+    values: `open` while no roll was made (entropy counts only before the first), the
+    number of contributions, whether the GM added some, each player yes or no, and the
+    names of any other sender (a player link of a combatant with no controller)."""
+
+    open: bool
+    count: int
+    gm: bool
+    players: list[EntropyPlayer]
+    others: list[str]
+
+
 class GmBoard(PublicBoard, kw_only=True):
-    """The board for the GM: every value, hidden rolls and their lines included."""
+    """The board for the GM: every value, hidden rolls and their lines included, and who
+    has added entropy (`entropy`)."""
 
     combatants: list[GmCombatant]  # type: ignore[assignment]
+    entropy: BoardEntropy
 
 
 # What GET /api/encounters/{id} and the websocket's boards are: a GM's board is also a

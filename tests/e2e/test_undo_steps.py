@@ -3,7 +3,7 @@
 round's `round_started` batch, continue_combat, an undo inside an attack's batch, and
 an undo to a version an earlier undo had reverted. After each undo to V the board is
 the board of `?at=V` but for the version, the log, the undone spans and the ledger's
-disputes and dice.
+disputes, dice and entropy.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.e2e.conftest import Api
 
-NOT_UNDONE = {"version", "log", "undone", "disputes", "dice", "step_back"}
+NOT_UNDONE = {"version", "log", "undone", "disputes", "dice", "step_back", "entropy"}
 
 
 def _fight(api: Api, ruleset: str, a: str, b: str, **extra: Any) -> tuple[str, str]:

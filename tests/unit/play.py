@@ -28,8 +28,11 @@ STREAM = f"encounter-{ENCOUNTER}"
 # What an undo's board may differ in from the board of `?at=V`: the version, the log
 # (struck lines and the undo's own), what no undo touches (disputes, the dice).
 # The deadline too: an undo restarts the wait (domain/deadline.py), so its `since` is the
-# undo's version, not that of the turn's start which `?at=V` shows.
-NOT_UNDONE = frozenset({"version", "log", "undone", "disputes", "dice", "step_back", "deadline"})
+# undo's version, not that of the turn's start which `?at=V` shows. And the GM's `entropy`:
+# like the dice, no undo takes back a contribution or a roll (the window stays shut).
+NOT_UNDONE = frozenset(
+    {"version", "log", "undone", "disputes", "dice", "step_back", "deadline", "entropy"}
+)
 
 
 class Dice:

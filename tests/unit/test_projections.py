@@ -284,6 +284,8 @@ def test_before_the_fight_the_board_lists_combatants_by_side() -> None:
             "labels_fr": {"hp": "PV"},
             "kinds": {"hp": "hp"},
             "hidden": [],
+            "sheet": {"skill": 55, "dodge": 30, "damage": 8, "hp": 30, "initiative": 5},
+            "gm_only": [],
         },
         {
             "id": "c2",
@@ -302,6 +304,8 @@ def test_before_the_fight_the_board_lists_combatants_by_side() -> None:
             "labels_fr": {"hp": "PV"},
             "kinds": {"hp": "hp"},
             "hidden": [],
+            "sheet": {"skill": 45, "dodge": 40, "damage": 6, "hp": 24, "initiative": 0},
+            "gm_only": [],
         },
     ]
     assert view["order"] == []

@@ -33,7 +33,13 @@ STATS: dict[str, tuple[int, int, int | None]] = {
 }
 KINDS = ("technique", "skill", "spell")
 TEST_STATS = ("DEX", "PERC", "END", "MM", "CV")
-OTHER = ("role", "weapons", "tcs", "armor", "under", "shield", "skill", "items", "maintained")
+# `mm_overload` is derived (recomputed by `validate`, a value given is not read): a sheet
+# in canonical form is accepted again as it is, so the console adds a copy of a combatant
+# with the sheet the GM's board shows.
+OTHER = (
+    "role", "weapons", "tcs", "armor", "under", "shield", "skill", "items", "maintained",
+    "mm_overload",
+)  # fmt: skip
 
 
 def _record(where: str, value: Any, keys: tuple[str, ...]) -> Mapping[str, Any]:

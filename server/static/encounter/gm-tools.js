@@ -6,6 +6,7 @@ import { api } from "../lib/api.js";
 import { html, patch, $, $$, setOptions, say } from "../lib/dom.js";
 import { t, localized } from "../i18n/index.js";
 import { confirmClose, confirmRemove } from "../lib/confirm.js";
+import { setupButtons, onSetupCard } from "./setup.js";
 
 const COMMON_CONDITIONS = ["prone", "stunned", "grappled", "blinded", "frightened", "bleeding"];
 
@@ -77,6 +78,7 @@ export function cardTools(app, b, c) {
       aria-label="${t("cond_remove", { name: k.name })}">× ${k.name}</button>`);
   return html`<div class="gm-tools" data-tools="${c.id}">${quick}
     <div class="tool-row">${conds}
+      ${setupButtons(c, dis)}
       <button type="button" class="ghost remove" data-remove="${c.id}" ${dis}>${t("remove_combatant")}</button></div>
     <span class="form-msg" data-card-msg role="status"></span></div>`;
 }
@@ -94,6 +96,10 @@ function bindCards(app) {
     const cid = box.dataset.tools;
     const msg = $("[data-card-msg]", box);
     clearMessages();
+    if (btn.dataset.duplicate || btn.dataset.keep) {
+      await onSetupCard(app, btn, cid, msg);
+      return;
+    }
     let body = null;
     if (btn.dataset.quick) {
       const c = app.board.combatants.find((x) => x.id === cid);

@@ -9,6 +9,7 @@ import { webhookShell, bindWebhook } from "./webhook-card.js";
 import { bindTools, renderTools, conditionsShell, turnExtras, hideShell, hiddenChosen } from "./gm-tools.js";
 import { actionsHtml, bindCommands, nameOf, reactionsHtml } from "./actions.js";
 import { onShareClick, renderAdjust, renderDisputes, renderShare } from "./gm-parts.js";
+import { bindSetup, renderSetup, libraryShell, entropyShell } from "./setup.js";
 
 // --- GM console -----------------------------------------------------------------------
 
@@ -23,6 +24,7 @@ export function gmShell(app) {
     </section>
     <section class="card turn-card" id="turn-card" tabindex="-1" aria-labelledby="turn-title">
       <h2 id="turn-title">${t("turn")}</h2>
+      ${entropyShell()}
       <div class="buttons">
         <button type="button" id="btn-init">${t("roll_initiative")}</button>
         <button type="button" id="btn-start">${t("start_combat")}</button>
@@ -55,6 +57,7 @@ export function gmShell(app) {
         <div class="wide"><button type="submit">${t("add")}</button>
           <span id="add-msg" class="form-msg" role="status"></span></div>
       </form>
+      ${libraryShell()}
     </section>
     <section class="card" aria-labelledby="adjust-title">
       <h2 id="adjust-title">${t("adjust")}</h2>
@@ -262,6 +265,7 @@ export function bindGm(app) {
     btn.addEventListener("click", () => doExport(app, btn.dataset.export, btn.dataset.scope));
   }
   bindTools(app);
+  bindSetup(app);
   bindWebhook(app);
 }
 
@@ -300,4 +304,5 @@ export function renderGm(app, b) {
   renderAdjust(app, b);
   renderDisputes(app, b);
   renderTools(app, b);
+  renderSetup(app, b);
 }

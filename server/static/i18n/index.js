@@ -1,6 +1,7 @@
 // UI strings in English and French; the choice is remembered in localStorage.
 import { CHART_STRINGS } from "./charts.js";
 import { CONSOLE_STRINGS } from "./console.js";
+import { SETUP_STRINGS } from "./setup.js";
 
 const STRINGS = {
   en: {
@@ -23,7 +24,7 @@ const STRINGS = {
     transfer: "Transfer mana", giver: "From", receiver: "To", amount: "Amount", transfer_btn: "Transfer",
     amount_positive: "The amount is a whole number of at least 1.", mana_moved: "{giver} gave {amount} mana to {receiver}",
     open_encounter: "Open an encounter in this War", open_btn: "Open encounter", default_fight: "Day {n} fight",
-    open_hint: "Every character able to fight today joins: alive, not sidelined, with some mana left.",
+    open_hint: "Every character able to fight today joins: alive, not sidelined, with some mana left. In a War the War's characters are its library of sheets: no other library is needed.",
     war_encounters: "Encounters of this War", no_war_encounters: "No encounter yet.", carried: "carried back", open_now: "open",
     back_to_war: "← Back to the War: {name}",
     sim_link: "Automatic 1v1 resolver (d20-na)", sim_link_hint: "Many seeded duels between two sheets: win rates, rounds, damage, and one fight told.",
@@ -49,9 +50,9 @@ const STRINGS = {
     dice_card: "Dice", entropy_title: "Add entropy before the first roll",
     entropy_hint: "Mix a value of your own into the dice seed, so that not even the server chose every roll in advance (commit-reveal).",
     entropy_value: "Your value", add_entropy: "Add entropy", entropy_added: "Entropy added",
-    carry_title: "Carry to another device", carry_hint: "Every encounter and War this browser holds, with their GM links: keep it secret.",
+    carry_title: "Carry to another device", carry_hint: "Every encounter and War this browser holds, with their GM links, and its library of sheets: keep it secret.",
     carry_link: "Copy the export link", carry_file: "Download as a file", carry_import: "Import a file",
-    carry_done: "Imported: {enc} encounter(s), {war} War(s)", carry_bad: "This is not a Fracas export.",
+    carry_done: "Imported: {enc} encounter(s), {war} War(s), {lib} library sheet(s)", carry_bad: "This is not a Fracas export.",
     lang_switch: "Français", create_title: "New encounter", ruleset: "Rule system", name: "Name",
     settings: "Settings", default: "default", create: "Create encounter", your_encounters: "Your encounters",
     loading: "Loading…", gm: "GM console", player: "Player", spectator: "Spectator",
@@ -123,7 +124,7 @@ const STRINGS = {
     transfer: "Transférer du mana", giver: "De", receiver: "À", amount: "Quantité", transfer_btn: "Transférer",
     amount_positive: "La quantité est un entier d’au moins 1.", mana_moved: "{giver} a donné {amount} mana à {receiver}",
     open_encounter: "Ouvrir une rencontre dans cette Guerre", open_btn: "Ouvrir la rencontre", default_fight: "Combat du Jour {n}",
-    open_hint: "Chaque personnage en état de se battre aujourd’hui participe : vivant, pas à l’écart, avec du mana.",
+    open_hint: "Chaque personnage en état de se battre aujourd’hui participe : vivant, pas à l’écart, avec du mana. Dans une Guerre, les personnages de la Guerre sont sa bibliothèque de fiches : nul besoin d’une autre.",
     war_encounters: "Rencontres de cette Guerre", no_war_encounters: "Aucune rencontre pour l’instant.", carried: "reportée", open_now: "ouverte",
     back_to_war: "← Retour à la Guerre : {name}",
     sim_link: "Résolution automatique 1v1 (d20-na)", sim_link_hint: "De nombreux duels tirés entre deux fiches : taux de victoire, rounds, dégâts, et un combat raconté.",
@@ -149,9 +150,9 @@ const STRINGS = {
     dice_card: "Dés", entropy_title: "Ajouter de l’entropie avant le premier jet",
     entropy_hint: "Mêlez une valeur à vous à la graine des dés : même le serveur n’a pas choisi chaque jet d’avance (engagement puis révélation).",
     entropy_value: "Votre valeur", add_entropy: "Ajouter l’entropie", entropy_added: "Entropie ajoutée",
-    carry_title: "Emporter sur un autre appareil", carry_hint: "Toutes les rencontres et Guerres de ce navigateur, avec leurs liens de MJ : à garder secret.",
+    carry_title: "Emporter sur un autre appareil", carry_hint: "Toutes les rencontres et Guerres de ce navigateur, avec leurs liens de MJ, et sa bibliothèque de fiches : à garder secret.",
     carry_link: "Copier le lien d’export", carry_file: "Télécharger en fichier", carry_import: "Importer un fichier",
-    carry_done: "Importé : {enc} rencontre(s), {war} Guerre(s)", carry_bad: "Ce n’est pas un export de Fracas.",
+    carry_done: "Importé : {enc} rencontre(s), {war} Guerre(s), {lib} fiche(s) de bibliothèque", carry_bad: "Ce n’est pas un export de Fracas.",
     lang_switch: "English", create_title: "Nouvelle rencontre", ruleset: "Système de règles", name: "Nom",
     settings: "Réglages", default: "par défaut", create: "Créer la rencontre", your_encounters: "Vos rencontres",
     loading: "Chargement…", gm: "Console du MJ", player: "Joueur", spectator: "Spectateur",
@@ -206,7 +207,7 @@ const STRINGS = {
   },
 };
 
-for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l], CHART_STRINGS[l]);
+for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l], CHART_STRINGS[l], SETUP_STRINGS[l]);
 
 const KEY = "fracas:lang";
 let current = (() => {

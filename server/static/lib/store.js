@@ -1,5 +1,6 @@
 // What this browser remembers (localStorage), per encounter (GM and spectator tokens,
-// the player links the GM made) and per War (its GM token): one keyed store per kind.
+// the player links the GM made) and per War (its GM token): one keyed store per kind;
+// and the GM's library of sheets.
 // A kept GM token is never replaced by another one without asking (a link anyone can
 // send must not lock the GM out), and an import only adds what this browser lacks.
 import { lang } from "../i18n/index.js";
@@ -67,12 +68,64 @@ export function keepGm(id, token, patch) { return keepGmIn(encounters, id, token
 /** The same for a War's GM token. */
 export function keepWarGm(id, token, patch) { return keepGmIn(wars, id, token, patch); }
 
+// The library of sheets: combatants the GM keeps to add again in one click, in any
+// encounter of the same rule system. One list under one key; each entry is
+// {id, name, ruleset, side, sheet, hidden, maxima, saved}. (In a War the War's
+// characters are the library: its page opens encounters with them.)
+const LIBRARY = "fracas:library";
+const LIBRARY_MAX = 200;
+
+function libraryAll() {
+  try {
+    const raw = JSON.parse(localStorage.getItem(LIBRARY) || "[]");
+    return Array.isArray(raw) ? raw.filter(isEntry) : [];
+  } catch {
+    return [];
+  }
+}
+
+function isEntry(e) {
+  return Boolean(e && typeof e === "object" && typeof e.id === "string" && typeof e.name === "string"
+    && typeof e.ruleset === "string" && e.sheet && typeof e.sheet === "object" && !Array.isArray(e.sheet));
+}
+
+function libraryPut(list) {
+  try { localStorage.setItem(LIBRARY, JSON.stringify(list.slice(0, LIBRARY_MAX))); } catch { /* storage may be off */ }
+}
+
+/** The library's entries for `ruleset`, by name. */
+export function library(ruleset) {
+  return libraryAll().filter((e) => e.ruleset === ruleset).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Keep a sheet in the library; an entry of the same name and rule system is replaced.
+ * Answers the entry kept. */
+export function libraryKeep({ name, ruleset, side, sheet, hidden, maxima }) {
+  const list = libraryAll();
+  const same = list.find((e) => e.ruleset === ruleset && e.name === name);
+  const entry = { id: same ? same.id : `l${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+    name, ruleset, side, sheet, hidden: hidden || [], maxima: maxima || {}, saved: Date.now() };
+  libraryPut([entry, ...list.filter((e) => e.id !== entry.id)]);
+  return entry;
+}
+
+/** Whether the library holds any entry (the home page offers to carry it). */
+export function hasLibrary() { return libraryAll().length > 0; }
+
+export function libraryRename(id, name) {
+  libraryPut(libraryAll().map((e) => (e.id === id ? { ...e, name } : e)));
+}
+
+export function libraryDelete(id) {
+  libraryPut(libraryAll().filter((e) => e.id !== id));
+}
+
 // Carrying this browser's list to another device: every encounter and War entry, as one
 // object (a file, or a link whose #import= fragment never reaches the server).
 const FORMAT = "fracas-browser/1";
 
 export function exportAll() {
-  const out = { format: FORMAT, encounters: {}, wars: {} };
+  const out = { format: FORMAT, encounters: {}, wars: {}, library: libraryAll() };
   try {
     for (let i = 0; i < localStorage.length; i++) {
       const k = localStorage.key(i);
@@ -98,7 +151,12 @@ export function importAll(data) {
     save(id, { ...theirs, ...mine, players: { ...entry(theirs.players), ...mine.players } });
   }
   for (const id of war) warSave(id, { ...entry(data.wars[id]), ...warSaved(id) });
-  return { enc: enc.length, war: war.length };
+  // Library entries this browser lacks (by id) join it; its own are kept as they are.
+  const mine = libraryAll();
+  const have = new Set(mine.map((e) => e.id));
+  const added = (Array.isArray(data.library) ? data.library : []).filter((e) => isEntry(e) && !have.has(e.id));
+  if (added.length) libraryPut([...mine, ...added]);
+  return { enc: enc.length, war: war.length, lib: added.length };
 }
 
 export function encodeExport(obj) {

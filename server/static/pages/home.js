@@ -3,7 +3,7 @@
 import { api, warApi } from "../lib/api.js";
 import { html, $, esc, copyText } from "../lib/dom.js";
 import { t, localized } from "../i18n/index.js";
-import { save, known, warSave, knownWars, exportAll, importAll, encodeExport, decodeExport } from "../lib/store.js";
+import { save, known, warSave, knownWars, exportAll, importAll, encodeExport, decodeExport, hasLibrary } from "../lib/store.js";
 
 function settingField(key, s) {
   const id = `set-${key.replace(/[^\w-]/g, "_")}`;
@@ -105,7 +105,7 @@ export async function home(main) {
         <h2 id="carry-title">${t("carry_title")}</h2>
         <p class="muted small">${t("carry_hint")}</p>
         <div class="buttons">
-          ${mine.length || wars.length ? html`<button type="button" id="carry-link">${t("carry_link")}</button>
+          ${mine.length || wars.length || hasLibrary() ? html`<button type="button" id="carry-link">${t("carry_link")}</button>
           <button type="button" id="carry-file" class="secondary">${t("carry_file")}</button>` : ""}
           <label class="file-label">${t("carry_import")} <input type="file" id="carry-import" accept="application/json,.json"></label>
         </div>
