@@ -334,6 +334,7 @@ async def start_fracas(url: str, name: str, logdir: Path, options: Sequence[str]
         "127.0.0.1",
         "--database-url",
         url,
+        *os.environ.get("FRACAS_BENCH_SERVE_ARGS", "").split(),  # e.g. "--loop asyncio"
         *options,
     ]
     p = spawn(name, argv, logdir)
