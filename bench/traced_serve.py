@@ -47,14 +47,15 @@ def mark(stage: str) -> None:
 
 def install(path: Path) -> None:
     import asyncpg.transaction
+    from starlette.routing import Route
 
-    import server.app as app
+    import server.http.encounters as encounters
     import server.services.encounters as service
     from server.live.hub import Hub
     from server.store.listen import Subscription
     from server.store.postgres import PostgresEventStore
 
-    post_command = app.post_command
+    post_command = encounters.post_command
 
     async def traced_post(request: Any) -> Any:
         rec: dict[str, Any] = {"k": "cmd", "in": now()}
@@ -65,7 +66,11 @@ def install(path: Path) -> None:
             rec["out"] = now()
             LINES.append(rec)
 
-    setattr(app, "post_command", traced_post)  # noqa: B010
+    # The route list is built at import: swap the commands route in it (create_app reads
+    # the list when it is called, after this).
+    for i, route in enumerate(encounters.routes):
+        if getattr(route, "path", "") == "/api/encounters/{id}/commands":
+            encounters.routes[i] = Route(route.path, traced_post, methods=["POST"])
 
     execute = service.EncounterService.execute
 

@@ -1,4 +1,6 @@
-"""The starlette app: explicit routes, resources opened in the lifespan."""
+"""The composition root of `fracas serve`: the store and its adapters, the hub, the
+webhook and deadline workers, opened in the lifespan; the routes of each resource's
+http/ module."""
 
 from __future__ import annotations
 
@@ -15,63 +17,39 @@ import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.routing import WebSocketRoute
 
-from domain import commands as cmd
-from domain import events as ev
-from domain.context import RuleSystem
-from domain.encounter import CORE_SETTINGS
 from domain.errors import Refused
-from domain.rules import REGISTRY
-from domain.rules.common.options import MAX_OPTIONS_BYTES, describe_all
-from domain.verify import verify
-from projections import audit as auditing
-from projections import export as exporting
-from projections.board import board
-from projections.filter import filter_events, secret_resources
-from projections.log import LANGS
-from projections.log.core import NARRATORS
-from projections.words.options import OPTION_WORDS
-from projections.words.settings import description_fr
-from server.http import openapi, ratelimit
-from server.http.api_types import CreateEncounter
-from server.http.board_types import GmBoard, PublicBoard
-from server.http.bounds import whole_param
-from server.http.campaigns import open_encounter_in_war
+from server.http import ratelimit
 from server.http.campaigns import routes as campaign_routes
 from server.http.dice import routes as dice_routes
+from server.http.encounters import routes as encounter_routes
 from server.http.errors import (
-    RETRY_AFTER,
     UNAVAILABLE,
     HTTPError,
-    json_response,
     on_http_error,
     on_internal,
     on_refused,
     on_starlette_http,
     on_unavailable,
     on_validation,
-    unavailable_response,
 )
 from server.http.headers import SecurityHeaders
+from server.http.health import routes as health_routes
 from server.http.log import routes as log_routes
-from server.http.requests import bearer, body_of, caller, limit_creation, service
+from server.http.pages import STATIC  # noqa: F401  # where the pages are (tests, install)
+from server.http.pages import routes as page_routes
 from server.http.resolver import routes as simulate_routes
+from server.http.rules import routes as rules_routes
 from server.http.tokens import Revocations
 from server.http.tokens import routes as token_routes
 from server.http.webhooks import routes as webhook_routes
-from server.live.encounter import WsMessage, WsPatchServerMessage, WsServerMessage, ws_encounter
+from server.live.encounter import ws_encounter
 from server.live.hub import Hub
 from server.live.war import ws_campaign
-from server.services import ruletext
-from server.services.auth import view_role
 from server.services.deadlines import DeadlineWatcher, every_from_env
-from server.services.encounters import CommandKey, EncounterService, Replayed, parse_id
+from server.services.encounters import EncounterService
 from server.services.metrics import Metrics
-from server.services.wars import settling
 from server.store import db
 from server.store.clock import SYSTEM, FileClock
 from server.store.postgres import PostgresEventStore
@@ -80,276 +58,6 @@ from server.webhooks.delivery import Settings as WebhookSettings
 from server.webhooks.delivery import Webhooks
 
 log = logging.getLogger(__name__)
-STATIC = Path(__file__).resolve().parent / "static"
-
-
-def int_param(request: Request, name: str, default: int | None) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    return whole_param(raw, name)
-
-
-# --- routes --------------------------------------------------------------------------
-
-
-async def create(request: Request) -> Response:
-    body = msgspec.json.decode(await body_of(request), type=CreateEncounter)
-    limit_creation(request)
-    if body.campaign is not None:  # the War's GM token; its characters join (server/campaigns)
-        answer = await open_encounter_in_war(
-            service(request), bearer(request), body.ruleset, body.name, body.settings, body.campaign
-        )
-    else:
-        answer = await service(request).create(body.ruleset, body.name, body.settings)
-    return json_response(answer, 201)
-
-
-async def get_board(request: Request) -> Response:
-    eid = parse_id(request.path_params["id"])
-    who = await caller(request, eid, required=False)
-    at = int_param(request, "at", None)
-    svc = service(request)
-    proj = await svc.at(eid, at) if at is not None else await svc.load(eid)
-    return json_response(board(proj, view_role(who)))
-
-
-async def post_command(request: Request) -> Response:
-    eid = parse_id(request.path_params["id"])
-    raw = await body_of(request)
-    who = await caller(request, eid)
-    command = cmd.decode_command(raw)
-    raw_key = request.headers.get("idempotency-key")
-    key = None
-    if raw_key is not None:
-        if not 1 <= len(raw_key) <= 200:
-            raise HTTPError(400, "invalid", reason="idempotency_key_length")
-        token = bearer(request)
-        assert token is not None  # caller() required one
-        key = CommandKey.of(token, raw_key, command)
-    svc = service(request)
-    # A War's encounter carries its outcome back in the transaction that closes it.
-    then = settling(svc, eid) if isinstance(command, cmd.Close) else None
-    answer = await svc.execute(eid, command, who, key, then)
-    replayed = isinstance(answer, Replayed)
-    response = json_response(answer)
-    if replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return response
-
-
-async def get_me(request: Request) -> Response:
-    """What the caller's token gives: its role and, for a player, its combatants."""
-    eid = parse_id(request.path_params["id"])
-    who = await caller(request, eid)
-    return json_response({"role": who.role, "combatants": sorted(who.combatants)})
-
-
-async def get_events(request: Request) -> Response:
-    eid = parse_id(request.path_params["id"])
-    who = await caller(request, eid)
-    after = int_param(request, "after", 0) or 0
-    limit = min(int_param(request, "limit", 1000) or 1000, 10_000)
-    svc = service(request)
-    proj = await svc.load(eid)
-    envs = await svc.envelopes(eid, after=after, upto=after + limit)
-    shown = filter_events(
-        envs, view_role(who), secret_resources(proj.state), proj.state.ledger.hidden_rolls
-    )
-    return json_response({"version": proj.version, "events": shown})
-
-
-async def get_roll(request: Request) -> Response:
-    eid = parse_id(request.path_params["id"])
-    who = await caller(request, eid, required=False)
-    seq = whole_param(request.path_params["n"], "a roll number")
-    record = auditing.audit(await service(request).envelopes(eid), seq, view_role(who))
-    if record is None:
-        raise HTTPError(404, "not_found", reason="no_roll_this_encounter", params={"roll": seq})
-    return json_response(record)
-
-
-async def get_verify(request: Request) -> Response:
-    eid = parse_id(request.path_params["id"])
-    await caller(request, eid, required=False)  # a revoked token gets 401 here too
-    envs = await service(request).envelopes(eid)
-    if not envs:
-        raise HTTPError(404, "not_found", reason="no_encounter", params={"encounter": eid})
-    report = verify(envs, eid)
-    return json_response({k: report[k] for k in report})  # type: ignore[literal-required]
-
-
-async def get_export(request: Request) -> Response:
-    eid = parse_id(request.path_params["id"])
-    who = await caller(request, eid, required=False)
-    fmt = request.query_params.get("format", "json")
-    svc = service(request)
-    envs = await svc.envelopes(eid)
-    if not envs:
-        raise HTTPError(404, "not_found", reason="no_encounter", params={"encounter": eid})
-    # Every documented parameter is checked, whatever the format reads.
-    if fmt != "json" and fmt not in exporting.FORMATS:
-        raise HTTPError(400, "invalid", reason="export_format_one_of")
-    scope = request.query_params.get("scope", "all")
-    if scope not in exporting.SCOPES:
-        raise HTTPError(400, "invalid", reason="export_scope_all_or_last_turn")
-    lang = request.query_params.get("lang") or None
-    if lang is not None and lang not in LANGS:
-        raise HTTPError(400, "invalid", reason="lang_en_or_fr")
-    hidden = request.query_params.get("include_hidden", "false")
-    if hidden not in ("true", "false", "1", "0"):
-        raise HTTPError(400, "invalid", reason="include_hidden_true_or_false")
-    role = view_role(who)
-    if fmt == "json":
-        closed = any(e["type"] == "encounter_closed" for e in envs)
-        if role != "gm" and not closed:
-            raise HTTPError(403, "forbidden", reason="audit_bundle_after_close")
-        return json_response(exporting.bundle(eid, envs))
-    # Only the GM's export may hold hidden rolls and GM-only resources: for anyone else
-    # the flag is ignored, and the GM's is off unless asked.
-    include = role == "gm" and hidden in ("true", "1")
-    base = str(request.base_url).rstrip("/")
-    page = exporting.render(envs, role, fmt, lang=lang, scope=scope, include_hidden=include,
-                            base=base)  # fmt: skip
-    # Markdown is text/markdown (RFC 7763); BBCode has no media type of its own.
-    return PlainTextResponse(str(page), media_type=EXPORT_MEDIA.get(fmt, "text/plain"))
-
-
-EXPORT_MEDIA = {"markdown": "text/markdown"}
-
-
-def option_keys(rules: RuleSystem) -> set[str]:
-    """Every option key any act or react of `rules` takes."""
-    tables = (rules.options.actions, rules.options.reactions)
-    return {key for table in tables for opts in table.values() for key in opts}
-
-
-async def rulesets(request: Request) -> Response:
-    out = []
-    for rid, rules in REGISTRY.items():
-        out.append(
-            {
-                "id": rid,
-                "name": rules.name,
-                "version": rules.version,
-                "turn": rules.turn,  # how a turn is declared: single | two_declared (TC-7)
-                "name_fr": NARRATORS[rid].name_fr if rid in NARRATORS else rules.name,
-                # What the pages call each option of this system's acts and reacts.
-                "option_labels": {
-                    k: {"label": words[0], "label_fr": words[1]}
-                    for k, words in OPTION_WORDS.items()
-                    if k in option_keys(rules)
-                },
-                "settings": {
-                    k: {**s.describe(), "description_fr": description_fr(rid, k)}
-                    for k, s in {**rules.settings, **CORE_SETTINGS}.items()
-                },
-                "actions": {
-                    k: {
-                        "label": a.label,
-                        "label_fr": a.label_fr,
-                        "free": a.free,
-                        "needs_target": a.needs_target,
-                        "ranked": a.ranked,
-                        "rule": a.rule,
-                        "options": describe_all(rules.options.of("action", k)),
-                    }
-                    for k, a in rules.actions.items()
-                },
-                "reactions": {
-                    k: {
-                        "label": a.label,
-                        "label_fr": a.label_fr,
-                        "rule": a.rule,
-                        "options": describe_all(rules.options.of("reaction", k)),
-                    }
-                    for k, a in rules.reactions.items()
-                },
-                "options_max_bytes": MAX_OPTIONS_BYTES,
-                "presets": {k: dict(v) for k, v in rules.presets.items()},
-            }
-        )
-    return json_response(out)
-
-
-async def schema(request: Request) -> Response:
-    kinds = [cmd.AnyCommand, ev.AnyEvent, WsMessage, WsServerMessage, WsPatchServerMessage]
-    (commands, events_, ws, ws_server, ws_patch, gm_board, public_board), components = (
-        msgspec.json.schema_components(
-            [*kinds, GmBoard, PublicBoard], ref_template="#/$defs/{name}"
-        )
-    )
-    return json_response(
-        {
-            "commands": commands,
-            "events": events_,
-            "websocket_client": ws,
-            "websocket_server": ws_server,
-            "websocket_server_patch": ws_patch,  # with `patch=1`
-            "board_gm": gm_board,  # the board: GET /api/encounters/{id}, `board` of a frame
-            "board_public": public_board,
-            "$defs": components,
-        }
-    )
-
-
-async def get_rule(request: Request) -> Response:
-    """The text of one rule id, as JSON (`/api/rules/{id}`) or as a page (`/rules/{id}`)."""
-    rule_id = request.path_params["rule"]
-    found = ruletext.rule_texts().get(rule_id)
-    if found is None:
-        raise HTTPError(404, "not_found", reason="no_rule_in_digests", params={"rule_id": rule_id})
-    system, text = found
-    if request.url.path.startswith("/api/"):
-        return json_response({"id": rule_id, "system": system, "text": text})
-    return HTMLResponse(ruletext.rule_page(rule_id, system, text))
-
-
-async def healthz(request: Request) -> Response:
-    try:
-        await service(request).store.ping()
-    except Exception as e:  # any database failure means not healthy
-        # The driver's message names the database host and port: logged, not shown.
-        log.warning("healthz: database unreachable: %r", e)
-        return json_response(
-            {"status": "down", "database": "unreachable"},
-            503,
-            {"Retry-After": str(RETRY_AFTER)},
-        )
-    return json_response({"status": "ok", "database": "ok"})
-
-
-async def readyz(request: Request) -> Response:
-    """For load balancers: 200 only when this instance can commit a write now (not on a
-    standby, a read-only server, or a primary whose synchronous standby is gone)."""
-    try:
-        await service(request).store.writable()
-    except Exception as e:  # any failure to commit means not ready
-        log.warning("readyz: cannot commit a write: %r", e)
-        return unavailable_response()
-    return json_response({"status": "ready", "database": "writable"})
-
-
-async def metrics(request: Request) -> Response:
-    return PlainTextResponse(
-        request.app.state.metrics.render(), media_type="text/plain; version=0.0.4"
-    )
-
-
-async def index(request: Request) -> Response:
-    return FileResponse(STATIC / "index.html")
-
-
-async def docs(request: Request) -> Response:
-    return FileResponse(STATIC / "docs.html")
-
-
-async def openapi_json(request: Request) -> Response:
-    return json_response(openapi.openapi())
-
-
-async def asyncapi_json(request: Request) -> Response:
-    return json_response(openapi.asyncapi())
 
 
 # --- the app -------------------------------------------------------------------------
@@ -408,38 +116,21 @@ def create_app(
             if stop is not None:
                 stop()
 
+    # Each resource's routes live in its http/ module; the OpenAPI table describes each
+    # (tests/e2e/test_openapi.py fails on a route it does not).
     routes = [
-        Route("/", index),
-        Route("/e/{id}", index),
-        Route("/w/{id}", index),
-        Route("/simulate", index),
-        Route("/api/encounters", create, methods=["POST"]),
-        Route("/api/encounters/{id}", get_board),
-        Route("/api/encounters/{id}/commands", post_command, methods=["POST"]),
-        Route("/api/encounters/{id}/events", get_events),
-        Route("/api/encounters/{id}/me", get_me),
-        Route("/api/encounters/{id}/rolls/{n}", get_roll),
-        Route("/api/encounters/{id}/verify", get_verify),
-        Route("/api/encounters/{id}/export", get_export),
-        Route("/api/rulesets", rulesets),
-        Route("/api/schema", schema),
-        Route("/api/rules/{rule}", get_rule),
-        Route("/rules/{rule}", get_rule),
+        *encounter_routes,
+        *rules_routes,
         *token_routes,
         *webhook_routes,
         *campaign_routes,
         *dice_routes,
         *log_routes,
         *simulate_routes,
-        Route("/openapi.json", openapi_json),
-        Route("/asyncapi.json", asyncapi_json),
-        Route("/docs", docs),
-        Route("/healthz", healthz),
-        Route("/readyz", readyz),
-        Route("/metrics", metrics),
+        *health_routes,
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),
         WebSocketRoute("/ws/campaigns/{id}", ws_campaign),
-        Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
+        *page_routes,
     ]
     handlers: dict[Any, Any] = {
         HTTPError: on_http_error,
