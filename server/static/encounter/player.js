@@ -12,7 +12,7 @@ export function playerShell() {
       <div id="mine"></div>
       <p id="player-msg" class="form-msg" role="status"></p>
     </section>
-    <section class="card" aria-labelledby="pdice-title">
+    <section class="card" id="pdice-card" data-fold aria-labelledby="pdice-title">
       <h2 id="pdice-title">${t("dice_card")}</h2>
       <form id="entropy-form" class="entropy" hidden>
         <h3>${t("entropy_title")} <code class="rule">add_entropy</code></h3>
