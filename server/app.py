@@ -58,6 +58,7 @@ from server.http.headers import SecurityHeaders
 from server.http.log import routes as log_routes
 from server.http.requests import bearer, body_of, caller, limit_creation, service
 from server.http.resolver import routes as simulate_routes
+from server.http.sheet import routes as sheet_routes
 from server.http.tokens import Revocations
 from server.http.tokens import routes as token_routes
 from server.http.webhooks import routes as webhook_routes
@@ -416,6 +417,7 @@ def create_app(
         *campaign_routes,
         *dice_routes,
         *log_routes,
+        *sheet_routes,
         *simulate_routes,
         Route("/openapi.json", openapi_json),
         Route("/asyncapi.json", asyncapi_json),

@@ -1,6 +1,7 @@
 // UI strings in English and French; the choice is remembered in localStorage.
 import { CHART_STRINGS } from "./charts.js";
 import { CONSOLE_STRINGS } from "./console.js";
+import { SHEET_STRINGS } from "./sheet.js";
 
 const STRINGS = {
   en: {
@@ -206,7 +207,7 @@ const STRINGS = {
   },
 };
 
-for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l], CHART_STRINGS[l]);
+for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l], CHART_STRINGS[l], SHEET_STRINGS[l]);
 
 const KEY = "fracas:lang";
 let current = (() => {
