@@ -22,7 +22,16 @@ from domain.errors import Invalid, NotFound, Refused
 from domain.evolve import evolve
 from domain.facts import encode
 from domain.state import Combatant, EncounterState, Game, Pending, Principal
-from domain.terms import ActionSpec, LegalAction, OptionTable, Outcome, Setting, Sheet, TurnShape
+from domain.terms import (
+    ActionSpec,
+    LegalAction,
+    OptionTable,
+    Outcome,
+    SessionUse,
+    Setting,
+    Sheet,
+    TurnShape,
+)
 
 
 class Drawn(Protocol):
@@ -122,6 +131,10 @@ class RuleSystem(Protocol):
 
     def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
         """What `actor` may do now, each with why not, its cost and its odds."""
+        ...
+
+    def once_per_session(self, me: Combatant) -> list[SessionUse]:
+        """The abilities `me`'s sheet gives once per session (RP), each by its limit key."""
         ...
 
 

@@ -176,6 +176,15 @@ class HalfRank(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     only_at: str | None = None
 
 
+class SessionUse(msgspec.Struct, frozen=True, kw_only=True):
+    """An ability a sheet gives once per session (RP): its limit key, as `limit_used` names
+    it when spent (`second_wind`, `half_rank.STR`, `item:<potion>`), and its rule. The
+    player's own sheet counts what is left of each (projections/sheet.py)."""
+
+    key: str
+    rule: str | None = None
+
+
 class LegalAction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One action (or, with `reaction`, one answer to a pending attack) an actor may take
     now, or why not: what the board's `legal` lists and the UI turns into buttons.

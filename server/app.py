@@ -41,6 +41,7 @@ from server.http.pages import STATIC  # noqa: F401  # where the pages are (tests
 from server.http.pages import routes as page_routes
 from server.http.resolver import routes as simulate_routes
 from server.http.rules import routes as rules_routes
+from server.http.sheet import routes as sheet_routes
 from server.http.tokens import Revocations
 from server.http.tokens import routes as token_routes
 from server.http.webhooks import routes as webhook_routes
@@ -126,6 +127,7 @@ def create_app(
         *campaign_routes,
         *dice_routes,
         *log_routes,
+        *sheet_routes,
         *simulate_routes,
         *health_routes,
         WebSocketRoute("/ws/encounters/{id}", ws_encounter),

@@ -21,8 +21,16 @@ from domain.context import Ctx
 from domain.rules.common.base import Rules, percent_under, rotate
 from domain.rules.common.judge import Judge, roll_under
 from domain.rules.common.sheetcheck import Stats, stats
-from domain.state import Game, Pending
-from domain.terms import ActionSpec, LegalAction, OptionTable, Outcome, Setting, Sheet
+from domain.state import Combatant, Game, Pending
+from domain.terms import (
+    ActionSpec,
+    LegalAction,
+    OptionTable,
+    Outcome,
+    SessionUse,
+    Setting,
+    Sheet,
+)
 
 _FIELDS: Stats = {
     "skill": (1, 100, None),
@@ -196,6 +204,10 @@ class PlainD100(Rules):
         for c in list(ctx.game.combatants.values()):
             if c.out is None and c.resources.get("hp", 1) <= 0:
                 ctx.defeat(c.id, "down", "PD-5")
+
+    def once_per_session(self, me: Combatant) -> list[SessionUse]:
+        """PD-3: every combatant has one second wind per session."""
+        return [SessionUse(key="second_wind", rule="PD-3")]
 
     def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
         """PD-1..PD-4: nothing costs anything; an attack and a dodge succeed on d100 at or

@@ -550,3 +550,41 @@ class LogPage(msgspec.Struct):
 
     lines: list[LogLine]
     more: bool
+
+
+# --- the player's own sheet (server/http/sheet.py, projections/sheet.py) --------------
+
+
+class SessionUseLeft(msgspec.Struct):
+    """An ability the sheet gives once per session (RP): its limit key, its name in English
+    and French, its rule, and the uses spent and left."""
+
+    key: str
+    label: str
+    label_fr: str
+    rule: str | None
+    limit: int
+    used: int
+    left: int
+
+
+class OwnSheet(msgspec.Struct):
+    """One combatant's sheet as its controller reads it: the sheet's plain values
+    (`stats`, its pools left out), the names on its lists (`lists`: weapons, items,
+    spells), its once-per-session `uses`; `kept` (and nothing else) when its numbers are
+    the GM's."""
+
+    id: str
+    name: str
+    kept: bool
+    stats: dict[str, int | str]
+    lists: dict[str, list[str]]
+    uses: list[SessionUseLeft]
+
+
+class Sheets(msgspec.Struct):
+    """200 of GET /api/encounters/{id}/sheet: the sheets the caller's token may read (a
+    player's own combatants', every one for the GM, none for a spectator)."""
+
+    version: int
+    sheets: list[OwnSheet]

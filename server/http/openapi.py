@@ -222,6 +222,10 @@ OPS: tuple[Op, ...] = (
        "Dice fairness per source and die size, filtered for the caller", "encounters",
        {200: t.DiceFairness}, auth="optional", params=(ENCOUNTER,),
        errors=(401, 404, *DOWN)),
+    Op("get", "/api/encounters/{id}/sheet", "getSheets",
+       "The caller's own sheets: stats and once-per-session uses left (a player's own"
+       " combatants, every one for the GM, none for a spectator)", "encounters",
+       {200: t.Sheets}, auth="required", params=(ENCOUNTER,), errors=(401, 404, *DOWN)),
     Op("get", "/api/campaigns/{id}/dice", "getWarDice",
        "Dice fairness across the War's encounters carried back", "wars",
        {200: t.WarDiceFairness}, auth="optional", params=(WAR,), errors=(401, 404, *DOWN)),

@@ -11,6 +11,7 @@ import { playerShell, bindPlayer, renderPlayer } from "./encounter/player.js";
 import { cardTools } from "./encounter/gm-tools.js";
 import { home } from "./pages/home.js";
 import { saved, save, keepGm } from "./lib/store.js";
+import { foldSections } from "./lib/fold.js";
 import { warPage, remountWar } from "./pages/war.js";
 import { setBaseTitle, updateAlerts, mountAlertControls } from "./encounter/alerts.js";
 import { simulatePage, remountSimulate } from "./pages/simulate.js";
@@ -261,6 +262,11 @@ function mount() {
       <div class="board-col">${historyBar()}${boardShell()}</div>
       ${side}
     </div>`);
+  foldSections(main);
+  // A log opened from its fold shows its last lines, as it does live.
+  $("#log-card details").addEventListener("toggle", (e) => {
+    if (e.target.open) $("#log").scrollTop = $("#log").scrollHeight;
+  });
   $("#hist-back").addEventListener("click", stepBackward);
   $("#hist-forward").addEventListener("click", stepForward);
   $("#hist-live").addEventListener("click", goLive);

@@ -168,6 +168,53 @@ class Encounter:
         return {f"fracas:enc:{self.id}": saved}
 
 
+# A small fight per rule system: (name, side, preset) as the GM adds them, two sides.
+CASTS: dict[str, list[tuple[str, str, str]]] = {
+    "plain-d100": [("Guard", "watch", "guard"), ("Bandit", "outlaws", "bandit")],
+    "d20-na": [("Milicien", "heroes", "milicien"), ("Fangeux", "foes", "fangeux")],
+    "ranks-d100": [("J1", "heroes", "J1"), ("Lancer", "heroes", "Lancer"), ("J2", "foes", "J2")],
+    "d100-tcs": [
+        ("Duelist", "heroes", "duelist"),
+        ("Mage", "heroes", "mage"),
+        ("Archer", "foes", "archer"),
+        ("Spearman", "foes", "spearman"),
+    ],
+}
+
+
+def fight(base: str, ruleset: str, name: str = "Skirmish") -> Encounter:
+    """An encounter of `ruleset` with its cast (CASTS) added from the presets, started."""
+    enc = Encounter.create(base, ruleset, name)
+    for who, side, preset in CASTS[ruleset]:
+        enc.add(who, side, preset)
+    enc.start()
+    return enc
+
+
+def attack(enc: Encounter) -> bool:
+    """The current actor attacks its first target with a die of 5, as the board's `legal`
+    offers it (the lowest rank where the action has ranks); False if the rule system
+    answers no attack with a defence (d100-tcs has no reactions)."""
+    b = enc.board(enc.gm_token)
+    actor = b["actor"]
+    entry = next(
+        (e for e in b["legal"][actor] if e["enabled"] and e["action"].startswith("attack")), None
+    )
+    if entry is None:
+        return False
+    extra = {"rank": entry["ranks"][0]} if entry.get("ranks") else {}
+    body = {"type": "act", "actor": actor, "action": entry["action"], "dice": [5], **extra}
+    enc.command({**body, "target": entry["targets"][0]})
+    return bool(enc.board(enc.gm_token)["pending"])
+
+
+def answer(enc: Encounter) -> None:
+    """The GM answers the pending attack for its target with its last option (no defence
+    where the rule system offers it)."""
+    p = enc.board(enc.gm_token)["pending"][0]
+    enc.command({"type": "react", "actor": p["target"], "reaction": p["options"][-1]})
+
+
 @dataclass
 class War:
     """One ranks-d100 War (campaign) made over HTTP, and its GM driving it."""

@@ -311,7 +311,9 @@ def test_at_375_px_the_turn_panel_is_within_the_first_screen_without_side_scroll
 ) -> None:
     fight.send({"type": "start_combat", "dice": [50, 20]})
     page.set_viewport_size(NARROW)
-    open_console(page, fight)
+    page.goto(fight.gm_url)  # the forms start folded on a phone (#cond-form too)
+    expect(page.locator("#conn")).to_have_attribute("data-state", "connected")
+    expect(page.locator("#gm-actions button[data-end=c1]")).to_be_visible()
     box = page.locator("#turn-card").bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + 120 <= NARROW["height"], box
     end = page.locator("#gm-actions button[data-end=c1]").bounding_box()

@@ -296,6 +296,7 @@ def reads(api: Api, t: Table, token: str | None) -> list[Any]:
                 asked = {"format": fmt, "lang": lang, "scope": scope, "include_hidden": "true"}
                 out.append(get(f"{base}/export", params=asked, headers=headers).text)
     out.append(get(f"{base}/dice", headers=headers).json())
+    out.append(get(f"{base}/sheet", headers=headers).json())  # a player's own sheets
     for n in range(1, len(t.rolls) + 2):
         out.append(get(f"{base}/rolls/{n}", headers=headers).json())
     out.append(get(f"{base}/verify", headers=headers).json())

@@ -204,6 +204,8 @@ def test_real_answers_match_the_schema(world: dict[str, Any]) -> None:
         ("get", "/api/encounters/{id}/webhook", http.get(f"{e}/webhook", headers=auth)),
         ("get", "/api/encounters/{id}/dice", http.get(f"{e}/dice", headers=auth)),
         ("get", "/api/encounters/{id}/dice", http.get(f"{e}/dice")),
+        ("get", "/api/encounters/{id}/sheet", http.get(f"{e}/sheet", headers=auth)),
+        ("get", "/api/encounters/{id}/sheet", http.get(f"{e}/sheet")),
         ("get", "/api/campaigns/{id}/dice", http.get(f"/api/campaigns/{wid}/dice", headers=wauth)),
         ("get", "/api/encounters/{id}/log", http.get(f"{e}/log", headers=auth)),
         ("get", "/api/encounters/{id}/log", http.get(f"{e}/log", params={"before": 3, "limit": 1})),
@@ -256,6 +258,7 @@ def test_real_answers_match_the_schema(world: dict[str, Any]) -> None:
         ("get", "/api/encounters/{id}/dice"),
         ("get", "/api/campaigns/{id}/dice"),
         ("get", "/api/encounters/{id}/log"),
+        ("get", "/api/encounters/{id}/sheet"),
     ):
         assert (method, path) in answered, (method, path)
     assert ("get", "/api/encounters/{id}/webhook", 404) in by_path  # once deleted

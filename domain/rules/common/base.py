@@ -6,8 +6,8 @@ from __future__ import annotations
 from domain.commands import RepairArmor
 from domain.context import Ctx
 from domain.errors import Refused
-from domain.state import Game
-from domain.terms import TurnShape
+from domain.state import Combatant, Game
+from domain.terms import SessionUse, TurnShape
 
 
 class Rules:
@@ -31,6 +31,9 @@ class Rules:
 
     def check_reorder(self, ctx: Ctx) -> None:
         return None  # the GM may set the order by hand before and during the fight
+
+    def once_per_session(self, me: Combatant) -> list[SessionUse]:
+        return []  # nothing on the sheet is limited to once per session
 
 
 def percent_under(

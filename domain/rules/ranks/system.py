@@ -29,11 +29,11 @@ from domain.rules.ranks.bond import master_of
 from domain.rules.ranks.legal import legal
 from domain.rules.ranks.options import OPTIONS
 from domain.rules.ranks.settings import SETTINGS, merged
-from domain.rules.ranks.sheet import PRESETS, validate
+from domain.rules.ranks.sheet import CORE_STATS, PRESETS, validate
 from domain.rules.ranks.specs import ACTIONS, REACTIONS
 from domain.rules.ranks.tables import Rank, order_key, parse_rank, value
-from domain.state import Game, Pending
-from domain.terms import ActionSpec, LegalAction, Outcome, Setting, Sheet
+from domain.state import Combatant, Game, Pending
+from domain.terms import ActionSpec, LegalAction, Outcome, SessionUse, Setting, Sheet
 
 _TIE_REROLLS = 20  # still tied after this many rerolls: name order decides
 
@@ -175,6 +175,12 @@ class RanksD100(Rules):
                 )
                 late = merged(ctx.settings)["survival.tour_of_death"] == "does_not_count"
                 ctx.status(c.id, "survival", tours + int(late), "RK-AMB-21")
+
+    def once_per_session(self, me: Combatant) -> list[SessionUse]:
+        """RK-8: a stat's half-rank (a "+" to activate, a "-" to deactivate) switches once
+        per RP."""
+        ranked = [s for s in CORE_STATS if s in me.sheet and parse_rank(me.sheet[s]).half]
+        return [SessionUse(key=f"half_rank.{s}", rule="RK-8") for s in ranked]
 
     def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
         return legal(game, actor, merged(settings))

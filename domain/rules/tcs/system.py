@@ -28,8 +28,17 @@ from domain.rules.tcs.options import OPTIONS
 from domain.rules.tcs.settings import SETTINGS
 from domain.rules.tcs.sheet import PRESETS, resources, validate
 from domain.rules.tcs.specs import ACTIONS
-from domain.state import Game, Pending
-from domain.terms import ActionSpec, LegalAction, Outcome, Setting, Sheet, TurnShape, with_defaults
+from domain.state import Combatant, Game, Pending
+from domain.terms import (
+    ActionSpec,
+    LegalAction,
+    Outcome,
+    SessionUse,
+    Setting,
+    Sheet,
+    TurnShape,
+    with_defaults,
+)
 
 
 class TCS(Rules):
@@ -84,6 +93,11 @@ class TCS(Rules):
 
     def after_command(self, ctx: Ctx) -> None:
         turns.settle(ctx)
+
+    def once_per_session(self, me: Combatant) -> list[SessionUse]:
+        """TC-20: each potion on the sheet is drunk once per session."""
+        potions = [i["name"] for i in me.sheet.get("items", []) if i.get("heal", 0) > 0]
+        return [SessionUse(key=f"item:{name}", rule="TC-20") for name in potions]
 
     def legal(self, game: Game, actor: str, settings: Mapping[str, Any]) -> list[LegalAction]:
         return legal.listing(game, actor, settings)

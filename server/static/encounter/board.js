@@ -12,20 +12,20 @@ export function boardShell() {
       <div id="pending" aria-live="polite"></div>
       <div id="deadline"></div>
     </section>
-    <section class="card" aria-labelledby="order-title">
+    <section class="card" id="order-card" data-fold aria-labelledby="order-title">
       <h2 id="order-title">${t("order")}</h2>
       <div id="order"></div>
     </section>
-    <section class="card" aria-labelledby="sides-title">
+    <section class="card sides-card" id="sides-card" aria-labelledby="sides-title">
       <h2 id="sides-title">${t("sides")}</h2>
       <div id="sides" class="sides"></div>
     </section>
-    <section class="card log-card" aria-labelledby="log-title">
+    <section class="card log-card" id="log-card" data-fold aria-labelledby="log-title">
       <h2 id="log-title">${t("log")}</h2>
       <button type="button" id="log-earlier" class="ghost small">${t("earlier_lines")}</button>
       <ol id="log" class="log" aria-live="polite" aria-relevant="additions"></ol>
     </section>
-    <section class="card dice-card" aria-labelledby="dice-title">
+    <section class="card dice-card" id="dice-card" data-fold aria-labelledby="dice-title">
       <h2 id="dice-title">${t("dice_title")}</h2>
       <div id="dice-stats"><p class="muted">${t("loading")}</p></div>
       <p class="muted small">${t("hidden_note")}</p>
@@ -44,10 +44,22 @@ export function renderStatus(b) {
   patch($("#status"), html`
     <h1 class="enc-name">${b.encounter.name} <small>${b.encounter.ruleset}</small></h1>
     <p class="meta">${round} ${phase} ${actor} ${closed} ${winner}
-      <span class="ver">${t("version")} ${b.version}</span></p>`);
+      <span class="ver">${t("version")} ${b.version}</span></p>
+    ${roster(b)}`);
   patch($("#pending"), b.pending.map((p) => html`
     <p class="pending" data-pending="${p.id}"><b>${t("pending")}:</b> ${localized(p, "text")}</p>`));
   renderDeadline(b);
+}
+
+/** Every combatant's name and HP on one line each: on a phone (style.css shows it only
+ * there) the fight reads at a glance above the turn, the cards with their tools below. */
+function roster(b) {
+  const rows = b.combatants.map((c) => {
+    const key = Object.keys(c.resources).find((k) => (c.kinds || {})[k] === "hp");
+    return html`<li class="${c.id === b.actor ? "current" : ""} ${c.out ? "is-out" : ""}" data-cid="${c.id}">
+      <span class="fname">${c.name}</span>${key ? bar(c, key) : ""}</li>`;
+  });
+  return rows.length ? html`<ul class="roster" aria-label="${t("sides")}">${rows}</ul>` : "";
 }
 
 /** The current wait's deadline (`deadline.hours`): whose turn or defence, when it falls due

@@ -14,7 +14,7 @@ const COMMON_CONDITIONS = ["prone", "stunned", "grappled", "blinded", "frightene
 
 export function conditionsShell() {
   return html`
-    <section class="card" id="cond-card" aria-labelledby="cond-title">
+    <section class="card" id="cond-card" data-fold aria-labelledby="cond-title">
       <h2 id="cond-title">${t("conditions")}</h2>
       <form id="cond-form" class="grid-form" novalidate>
         <label>${t("combatant")} <select name="combatant" id="cond-combatant"></select></label>

@@ -5,6 +5,7 @@ import { html, patch, $, $$, setOptions, copyText, say } from "../lib/dom.js";
 import { t, lang } from "../i18n/index.js";
 import { openAudit } from "./audit.js";
 import { confirmClose } from "../lib/confirm.js";
+import { reveal } from "../lib/fold.js";
 import { webhookShell, bindWebhook } from "./webhook-card.js";
 import { bindTools, renderTools, conditionsShell, turnExtras, hideShell, hiddenChosen } from "./gm-tools.js";
 import { actionsHtml, bindCommands, nameOf, reactionsHtml } from "./actions.js";
@@ -16,7 +17,7 @@ import { bindSetup, renderSetup, libraryShell, entropyShell } from "./setup.js";
 export function gmShell(app) {
   const presets = Object.keys(app.rules.presets);
   return html`
-    <section class="card" aria-labelledby="share-title">
+    <section class="card" id="share-card" data-fold aria-labelledby="share-title">
       <h2 id="share-title">${t("share")}</h2>
       <div id="war-back"></div>
       <div id="share"></div>
@@ -39,7 +40,7 @@ export function gmShell(app) {
       <p id="gm-msg" class="form-msg" role="status"></p>
     </section>
     ${conditionsShell()}
-    <section class="card" aria-labelledby="add-title">
+    <section class="card" id="add-card" data-fold aria-labelledby="add-title">
       <h2 id="add-title">${t("add_combatant")}</h2>
       <form id="add-form" class="grid-form" novalidate>
         <label>${t("name")} <input name="name" id="add-name" required maxlength="80"></label>
@@ -59,7 +60,7 @@ export function gmShell(app) {
       </form>
       ${libraryShell()}
     </section>
-    <section class="card" aria-labelledby="adjust-title">
+    <section class="card" id="adjust-card" data-fold aria-labelledby="adjust-title">
       <h2 id="adjust-title">${t("adjust")}</h2>
       <form id="adjust-form" class="grid-form" novalidate>
         <label>${t("combatant")} <select name="combatant" id="adj-combatant"></select></label>
@@ -69,7 +70,7 @@ export function gmShell(app) {
         <div class="wide"><button type="submit">${t("apply")}</button><span id="adjust-msg" class="form-msg" role="status"></span></div>
       </form>
     </section>
-    <section class="card" aria-labelledby="roll-title">
+    <section class="card" id="roll-card" data-fold aria-labelledby="roll-title">
       <h2 id="roll-title">${t("free_roll")}</h2>
       <form id="roll-form" class="grid-form">
         <label>${t("expr")} <input name="expr" id="roll-expr" required value="1d20" maxlength="40"></label>
@@ -78,12 +79,12 @@ export function gmShell(app) {
         <div class="wide"><button type="submit">${t("roll")}</button><span id="roll-msg" class="form-msg" role="status"></span></div>
       </form>
     </section>
-    <section class="card" aria-labelledby="disputes-title">
+    <section class="card" id="disputes-card" data-fold aria-labelledby="disputes-title">
       <h2 id="disputes-title">${t("disputes")}</h2>
       <div id="gm-disputes"></div>
       <p id="disputes-msg" class="form-msg" role="status"></p>
     </section>
-    <section class="card" aria-labelledby="export-title">
+    <section class="card" id="export-card" data-fold aria-labelledby="export-title">
       <h2 id="export-title">${t("export")}</h2>
       <div class="buttons">
         <button type="button" data-export="bbcode" data-scope="last">${t("copy_last_bb")}</button>
@@ -96,7 +97,7 @@ export function gmShell(app) {
       <span id="export-msg" class="form-msg" role="status"></span>
     </section>
     ${webhookShell()}
-    <section class="card danger-zone" aria-labelledby="undo-title">
+    <section class="card danger-zone" id="undo-card" data-fold aria-labelledby="undo-title">
       <h2 id="undo-title">${t("undo_close")}</h2>
       <form id="undo-form" class="row-form">
         <label>${t("reason")} <input name="reason" id="undo-reason" required maxlength="2000"></label>
@@ -105,7 +106,7 @@ export function gmShell(app) {
       <div class="buttons"><button type="button" id="btn-close" class="danger">${t("close_reveal")}</button></div>
       <p id="undo-msg" class="form-msg" role="status"></p>
     </section>
-    <section class="card" aria-labelledby="keys-title">
+    <section class="card" id="keys-card" data-fold aria-labelledby="keys-title">
       <h2 id="keys-title">${t("keys_title")}</h2>
       <dl id="gm-keys" class="keys">
         <dt><kbd>a</kbd></dt><dd>${t("key_actions")}</dd>
@@ -131,6 +132,7 @@ function bindKeys() {
       const end = enabled("#gm-actions button[data-end]");
       if (end) { end.click(); done = true; }
     } else if (e.key === "u") {
+      reveal($("#undo-reason"));
       $("#undo-reason").focus();
       done = true;
     }

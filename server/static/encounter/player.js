@@ -2,6 +2,7 @@
 import { html, patch, $, $$, say } from "../lib/dom.js";
 import { t } from "../i18n/index.js";
 import { actionsHtml, awaited, bindCommands, nameOf, reactionsHtml } from "./actions.js";
+import { sheetShell, renderSheet } from "./sheet.js";
 
 // --- player ---------------------------------------------------------------------------
 
@@ -12,7 +13,8 @@ export function playerShell() {
       <div id="mine"></div>
       <p id="player-msg" class="form-msg" role="status"></p>
     </section>
-    <section class="card" aria-labelledby="pdice-title">
+    ${sheetShell()}
+    <section class="card" id="pdice-card" data-fold aria-labelledby="pdice-title">
       <h2 id="pdice-title">${t("dice_card")}</h2>
       <form id="entropy-form" class="entropy" hidden>
         <h3>${t("entropy_title")} <code class="rule">add_entropy</code></h3>
@@ -83,6 +85,7 @@ export function renderPlayer(app, b) {
       : wait ? t("turn_waiting", { name: c.name }) : turn ? t("your_turn", { name: c.name }) : c.name;
     return html`<div class="mine ${(turn && !wait) || pending.length ? "hot" : ""}" data-cid="${cid}"><h3>${head}</h3>${body}</div>`;
   }));
+  renderSheet(app, b);
   // Entropy counts only before the first roll (CONTRACT section 6).
   const entropy = $("#entropy-form");
   if (entropy) entropy.hidden = b.dice.rolls > 0 || b.encounter.closed;

@@ -13,7 +13,7 @@ const EVERY = 2000; // ms between two reads of the deliveries
 
 export function webhookShell() {
   return html`
-    <section class="card" id="hook-card" aria-labelledby="hook-title">
+    <section class="card" id="hook-card" data-fold aria-labelledby="hook-title">
       <h2 id="hook-title">${t("hook_title")}</h2>
       <p class="muted small">${t("hook_hint")}</p>
       <form id="hook-form" class="grid-form" novalidate>

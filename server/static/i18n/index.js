@@ -2,6 +2,7 @@
 import { CHART_STRINGS } from "./charts.js";
 import { CONSOLE_STRINGS } from "./console.js";
 import { SETUP_STRINGS } from "./setup.js";
+import { SHEET_STRINGS } from "./sheet.js";
 
 const STRINGS = {
   en: {
@@ -207,7 +208,7 @@ const STRINGS = {
   },
 };
 
-for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l], CHART_STRINGS[l], SETUP_STRINGS[l]);
+for (const l of ["en", "fr"]) Object.assign(STRINGS[l], CONSOLE_STRINGS[l], CHART_STRINGS[l], SETUP_STRINGS[l], SHEET_STRINGS[l]);
 
 const KEY = "fracas:lang";
 let current = (() => {

@@ -98,6 +98,7 @@ export const api = {
   log: (id, token, before, limit = 50) =>
     request("GET", `/api/encounters/${id}/log?before=${before}&limit=${limit}`, { token }),
   dice: (id, token) => request("GET", `/api/encounters/${id}/dice`, { token }),
+  sheets: (id, token) => request("GET", `/api/encounters/${id}/sheet`, { token }),
   warDice: (id, token) => request("GET", `/api/campaigns/${id}/dice`, { token }),
   me: (id, token) => request("GET", `/api/encounters/${id}/me`, { token }),
   tokens: (id, token) => request("GET", `/api/encounters/${id}/tokens`, { token }),

@@ -174,3 +174,21 @@ export function decodeExport(text) {
     return null;
   }
 }
+
+// Which sections of the page are folded, per section id (the same on every encounter:
+// a GM who folds the webhook card on a phone wants it folded in the next fight too).
+const FOLD = "fracas:fold:";
+
+/** Whether section `id` was left folded (true), open (false), or never touched (null). */
+export function folded(id) {
+  try {
+    const v = localStorage.getItem(FOLD + id);
+    return v === null ? null : v === "1";
+  } catch {
+    return null;
+  }
+}
+
+export function keepFolded(id, shut) {
+  try { localStorage.setItem(FOLD + id, shut ? "1" : "0"); } catch { /* storage may be off */ }
+}
