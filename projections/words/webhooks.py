@@ -11,6 +11,7 @@ announcement and the link into Discord's 2,000 characters.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, get_args
 
 from domain import events as ev
 from domain.state import EncounterState
@@ -19,15 +20,19 @@ from projections.log.core import Words, sender
 from projections.words import deadlines
 from projections.words.french import de
 
-KINDS = (
+# What a webhook may announce: the one list (the PUT body's type, the documents' and the
+# default kinds all read it).
+Kind = Literal[
     "turn_started",
     "reaction_awaited",
     "round_started",
     "dispute_opened",
     "encounter_closed",
     "deadline",
-)
+]
+KINDS: tuple[str, ...] = get_args(Kind)
 TEST = "test"  # the kind of a delivery the GM asks for from the console
+DeliveryKind = Literal[Kind, "test"]  # a delivery's kind: an announced one, or a test
 LIMIT = 2000  # Discord's bound on a message's `content`
 LINE = 300  # a told line longer than this is cut (a 2,000-character dispute reason)
 STORY = 50  # the most lines one delivery tells (the latest ones)

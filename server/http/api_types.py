@@ -17,6 +17,8 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from projections.log.core import LogLine
+from projections.words.webhooks import DeliveryKind
+from projections.words.webhooks import Kind as WebhookKind
 
 Uuid = Annotated[str, Meta(description="a lower-case uuid")]
 Token = Annotated[str, Meta(description="an opaque bearer token, shown once")]
@@ -430,15 +432,6 @@ class RevokedLink(msgspec.Struct):
 
 # --- webhooks (server/webhooks.py) ----------------------------------------------------
 
-WebhookKind = Literal[
-    "turn_started",
-    "reaction_awaited",
-    "round_started",
-    "dispute_opened",
-    "encounter_closed",
-    "deadline",
-]
-
 
 class WebhookSet(msgspec.Struct):
     """200 of PUT /api/encounters/{id}/webhook: the webhook and its signing secret, once."""
@@ -449,12 +442,6 @@ class WebhookSet(msgspec.Struct):
     kinds: list[WebhookKind]
     lang: Literal["en", "fr"]
     secret: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
-
-
-DeliveryKind = Literal[
-    "turn_started", "reaction_awaited", "round_started", "dispute_opened", "encounter_closed",
-    "test",
-]  # fmt: skip
 
 
 class Delivery(msgspec.Struct):

@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from projections.words.webhooks import KINDS, TEST, test_text
+from projections.words.webhooks import KINDS, TEST, Kind, test_text
 from server.http.bounds import whole_param
 from server.http.errors import HTTPError, json_response
 from server.http.requests import body_of, service
@@ -36,14 +36,6 @@ from server.store.port import Delivery, NewDelivery, NewWebhook
 from server.webhooks.delivery import payload
 from server.webhooks.outbound import Unsafe, check_url, vetted
 
-Kind = Literal[
-    "turn_started",
-    "reaction_awaited",
-    "round_started",
-    "dispute_opened",
-    "encounter_closed",
-    "deadline",
-]
 RECENT = 50  # deliveries GET shows
 MOST = 200  # the most deliveries GET .../deliveries lists
 
@@ -53,7 +45,7 @@ class WebhookBody(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
     url: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
     format: Literal["json", "discord"] = "json"
-    kinds: Annotated[list[Kind], msgspec.Meta(min_length=1, max_length=6)] | None = None
+    kinds: Annotated[list[Kind], msgspec.Meta(min_length=1, max_length=len(KINDS))] | None = None
     lang: Literal["en", "fr"] = "en"
 
 

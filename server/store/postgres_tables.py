@@ -209,6 +209,16 @@ class Touches:
 _TOUCHES_KEPT = 100_000  # tokens whose last noted use this instance remembers
 
 
+def _locked(r: asyncpg.Record | None) -> LockedWebhook | None:
+    """A webhook row read FOR UPDATE (by `lock_webhook` or `hold_webhook`)."""
+    if r is None:
+        return None
+    return LockedWebhook(
+        r["id"], r["encounter"], r["format"], list(r["kinds"]), r["lang"], r["base"],
+        r["checkpoint"],
+    )  # fmt: skip
+
+
 class PostgresTables:
     """The side tables on PostgreSQL: a base of PostgresEventStore, on its pool."""
 
@@ -419,23 +429,11 @@ class PostgresTables:
 
     async def lock_webhook(self, hook_id: str, *, conn: Tx) -> LockedWebhook | None:
         """SELECT ... FOR UPDATE SKIP LOCKED: one scanner per webhook at a time."""
-        r = await as_conn(conn).fetchrow(_SQL_LOCK, hook_id)
-        if r is None:
-            return None
-        return LockedWebhook(
-            r["id"], r["encounter"], r["format"], list(r["kinds"]), r["lang"], r["base"],
-            r["checkpoint"],
-        )  # fmt: skip
+        return _locked(await as_conn(conn).fetchrow(_SQL_LOCK, hook_id))
 
     async def hold_webhook(self, encounter: str, *, conn: Tx) -> LockedWebhook | None:
         """SELECT ... FOR UPDATE: waits for a scanner holding the row."""
-        r = await as_conn(conn).fetchrow(_SQL_HOLD, encounter)
-        if r is None:
-            return None
-        return LockedWebhook(
-            r["id"], r["encounter"], r["format"], list(r["kinds"]), r["lang"], r["base"],
-            r["checkpoint"],
-        )  # fmt: skip
+        return _locked(await as_conn(conn).fetchrow(_SQL_HOLD, encounter))
 
     async def enqueue(
         self, deliveries: Sequence[NewDelivery], *, conn: Tx, replace: bool = False
