@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.browser.helpers import Encounter
 from tests.browser.test_ui import WIDE, expect
 
 pytestmark = pytest.mark.browser
@@ -15,24 +16,12 @@ pytestmark = pytest.mark.browser
 
 def waiting_turn(base: str) -> tuple[str, str, str, str]:
     """Guard's turn under a 48 h deadline with the pass policy: eid and the tokens."""
-    with httpx.Client(base_url=base, timeout=10) as http:
-        settings = {"deadline.hours": 48, "deadline.policy": "pass"}
-        made = http.post(
-            "/api/encounters", json={"ruleset": "plain-d100", "name": "Post", "settings": settings}
-        ).json()
-        eid, gm = made["id"], made["gm_token"]
-        auth = {"Authorization": f"Bearer {gm}"}
-
-        def send(body: dict[str, Any]) -> dict[str, Any]:
-            r = http.post(f"/api/encounters/{eid}/commands", json=body, headers=auth)
-            assert r.status_code == 200, r.text
-            out: dict[str, Any] = r.json()
-            return out
-
-        added = send({"type": "add_combatant", "name": "Guard", "side": "w", "preset": "guard"})
-        send({"type": "add_combatant", "name": "Bandit", "side": "o", "preset": "bandit"})
-        send({"type": "start_combat", "dice": [50, 20]})
-        return eid, gm, str(added["player_token"]), str(made["spectator_token"])
+    settings = {"deadline.hours": 48, "deadline.policy": "pass"}
+    enc = Encounter.create(base, "plain-d100", "Post", settings)
+    guard = enc.add("Guard", "w", "guard")
+    enc.add("Bandit", "o", "bandit")
+    enc.start(dice=[50, 20])
+    return enc.id, enc.gm_token, enc.players[guard]["token"], enc.spectator_token
 
 
 def test_every_page_shows_the_deadline_of_the_waiting_turn(

@@ -12,9 +12,7 @@ import hashlib
 import hmac
 import json
 import os
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from unittest import mock
 
@@ -25,7 +23,7 @@ import pytest_asyncio
 from tests.browser.conftest import UiServer
 from tests.browser.test_ui import WIDE, expect
 from tests.conftest import fresh_database
-from tests.e2e.test_webhooks import FAST
+from tests.e2e.test_webhooks import FAST, Receiver
 
 pytestmark = pytest.mark.browser
 
@@ -47,39 +45,11 @@ def ui_server(hook_database: str, tmp_path_factory: pytest.TempPathFactory) -> I
     server.stop()
 
 
-class Receiver:
-    """A local receiver answering `status`, recording each body and its signature."""
-
-    def __init__(self, status: int = 204) -> None:
-        self.status = status
-        self.got: list[tuple[str, bytes]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.got.append((self.headers["X-Fracas-Signature"], body))
-                self.send_response(receiver.status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/discord"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     r = Receiver()
     yield r
-    r.close()
+    r.down()
 
 
 @pytest.fixture
@@ -118,7 +88,8 @@ def test_a_webhook_set_from_the_card_sends_a_test_listed_as_delivered(
     expect(item).to_contain_text("test")
     expect(item).to_contain_text("delivered")
     # The receiver got the test, in Discord's form, signed with the secret shown once.
-    (signature, body) = receiver.got[-1]
+    headers, body = receiver.got[-1]
+    signature = headers["x-fracas-signature"]
     key = secret.input_value().encode()
     assert signature == "sha256=" + hmac.new(key, body, hashlib.sha256).hexdigest()
     content = json.loads(body)["content"]
@@ -155,7 +126,7 @@ def test_a_failing_receiver_shows_as_retrying_in_french(
         expect(status).to_contain_text("HTTP 500", timeout=15000)
         expect(status).to_contain_text("tentative")
     finally:
-        failing.close()
+        failing.down()
 
 
 def _hex64() -> Any:
